@@ -1,0 +1,275 @@
+"""Run grading kernels inside a bubblewrap sandbox, one unprivileged uid per kernel.
+
+``SandboxProvisioner`` is a jupyter_client kernel provisioner (kernel.json
+``metadata.kernel_provisioner``) that starts the kernel as::
+
+    prlimit <limits> -- setpriv --reuid=U ... -- bwrap <namespaces and binds> -- python ...
+
+The kernel sees read-only ``/usr``, ``/etc`` and the environment, a private copy
+of ``attnkit``'s kernel-side modules (``probe``, ``cases``), a scratch copy of
+its working directory, a private ``/tmp``, and no network. The client must use
+ZMQ ipc transport: the sockets live in a per-kernel directory bound into the
+sandbox. Each running kernel holds its own uid from a range, so the process
+limit of one kernel cannot starve another.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.provisioning import LocalProvisioner
+from traitlets import Bool, Integer, Unicode
+
+PROVISIONER_NAME = "attnkit-sandbox-provisioner"
+KERNEL_NAME = "attnkit-sandbox"
+OPT_OUT_ENV = "ATTNKIT_UNSANDBOXED"
+PASS_THROUGH_ENV = ("ATTNKIT_SEED",)
+KERNEL_MODULES = ("__init__.py", "cases.py", "probe.py")
+WORK_DIR = "/home/student"  # the scratch copy of the kernel's cwd, inside the sandbox
+LIB_DIR = "/opt/attnkit"  # the private copy of KERNEL_MODULES, inside the sandbox
+OPT_OUT_HINT = (
+    f"To grade without a sandbox (unsafe for untrusted code), set {OPT_OUT_ENV}=1 "
+    "or c.SandboxProvisioner.allow_unsandboxed = True."
+)
+
+
+def _tool(name: str) -> str:
+    """Absolute path of a required executable (bare name if missing)."""
+    return shutil.which(name) or name
+
+
+def _system_binds() -> list[str]:
+    """bwrap arguments shared by every sandbox: namespaces, system dirs, the environment."""
+    args = [_tool("bwrap"), "--unshare-all", "--unshare-user", "--die-with-parent",
+            "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for name in ("bin", "sbin", "lib", "lib64"):
+        path = f"/{name}"
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return [*args, "--ro-bind", sys.prefix, sys.prefix, "--proc", "/proc", "--dev", "/dev"]
+
+
+def check_sandbox() -> str | None:
+    """Why sandboxed kernels cannot start on this machine, or None if they can."""
+    missing = [name for name in ("bwrap", "prlimit", "setpriv") if shutil.which(name) is None]
+    if missing:
+        return (f"{', '.join(missing)} not found on PATH "
+                "(Debian packages: bubblewrap, util-linux)")
+    if os.geteuid() != 0:
+        return "sandboxed kernels must be started by root, to switch them to unprivileged uids"
+    probe = [_tool("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+             *_system_binds(), "--", sys.executable, "-c", "pass"]
+    try:
+        result = subprocess.run(probe, capture_output=True, text=True, timeout=30, env={})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap could not run: {error}"
+    if result.returncode != 0:
+        return (f"bubblewrap could not run {sys.executable} as an unprivileged user: "
+                f"{result.stderr.strip() or f'exit code {result.returncode}'} "
+                "(are unprivileged user namespaces enabled, and is the environment "
+                "outside /root and world-readable?)")
+    return None
+
+
+class UidLease:
+    """An exclusive claim on one sandbox uid: an flock held until ``release``."""
+
+    def __init__(self, lock_dir: str, uids: range) -> None:
+        _ensure_private_dir(Path(lock_dir))
+        for uid in uids:
+            fd = os.open(Path(lock_dir) / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
+                         0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise RuntimeError(f"all sandbox uids {uids.start}-{uids.stop - 1} are in use")
+
+    def release(self) -> None:
+        os.close(self._fd)
+
+
+def _ensure_private_dir(path: Path) -> None:
+    """Create ``path`` as a 0700 directory of ours, refusing one planted by someone else."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise RuntimeError(f"{path} must be a directory owned by uid {os.geteuid()}, mode 0700")
+
+
+def _copy_tree(src: Path, dst: Path, uid: int, budget: list[int]) -> None:
+    """Copy regular files and dirs (symlinks as links, never followed) owned by ``uid``."""
+    dst.mkdir(mode=0o700)
+    os.chown(dst, uid, uid)
+    for entry in os.scandir(src):
+        target = dst / entry.name
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target)
+        elif entry.is_dir(follow_symlinks=False):
+            _copy_tree(Path(entry.path), target, uid, budget)
+        elif entry.is_file(follow_symlinks=False):
+            budget[0] -= entry.stat(follow_symlinks=False).st_size
+            if budget[0] < 0:
+                raise RuntimeError(f"the kernel's working directory {src} is too large to copy "
+                                   "(c.SandboxProvisioner.work_copy_limit)")
+            shutil.copyfile(entry.path, target, follow_symlinks=False)
+        else:
+            continue  # sockets, fifos, devices
+        os.chown(target, uid, uid, follow_symlinks=False)
+
+
+class Box:
+    """One kernel's host-side directory: scratch work dir, socket dir, connection file, lib."""
+
+    def __init__(self, cwd: str, uid: int, copy_limit: int) -> None:
+        self.root = Path(os.path.realpath(tempfile.mkdtemp(prefix="attnkit-k-")))
+        self.root.chmod(0o711)  # the sandbox uid may traverse, not list
+        self.uid = uid
+        self.work, self.sockets, self.lib = (self.root / n for n in ("work", "sock", "lib"))
+        self.connection_file = self.root / "kernel.json"
+        try:
+            _copy_tree(Path(cwd), self.work, uid, [copy_limit])
+            self.sockets.mkdir(mode=0o700)
+            os.chown(self.sockets, uid, uid)
+            package = self.lib / "attnkit"
+            package.mkdir(parents=True)
+            for name in KERNEL_MODULES:
+                shutil.copyfile(Path(__file__).with_name(name), package / name)
+        except BaseException:
+            self.remove()
+            raise
+
+    def binds(self) -> list[str]:
+        """bwrap arguments that mount this box into the sandbox."""
+        return ["--ro-bind", str(self.lib), LIB_DIR, "--bind", str(self.work), WORK_DIR,
+                "--bind", str(self.sockets), str(self.sockets),
+                "--ro-bind", str(self.connection_file), str(self.connection_file)]
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _kernel_env(parent_env: Mapping[str, str]) -> dict[str, str]:
+    """The complete environment of the sandboxed kernel."""
+    env = {"PATH": f"{sys.prefix}/bin:/usr/bin:/bin", "HOME": WORK_DIR, "LANG": "C.UTF-8",
+           "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/matplotlib", "PYTHONPATH": LIB_DIR,
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    env.update({k: parent_env[k] for k in PASS_THROUGH_ENV if k in parent_env})
+    return env
+
+
+class SandboxProvisioner(LocalProvisioner):
+    """Start the kernel under prlimit, as its own unprivileged uid, inside bubblewrap."""
+
+    cpu_limit = Integer(120, help="CPU seconds of the kernel process (RLIMIT_CPU)").tag(
+        config=True)
+    memory_limit = Integer(4 << 30, help="Address space in bytes (RLIMIT_AS)").tag(config=True)
+    file_size_limit = Integer(64 << 20, help="Largest file in bytes (RLIMIT_FSIZE)").tag(
+        config=True)
+    process_limit = Integer(256, help="Processes and threads of the kernel's uid (RLIMIT_NPROC)"
+                            ).tag(config=True)
+    tmp_size = Integer(256 << 20, help="Size in bytes of the private /tmp tmpfs").tag(config=True)
+    work_copy_limit = Integer(256 << 20, help="Most bytes copied from the kernel's cwd").tag(
+        config=True)
+    uid_min = Integer(62000, help="First uid handed to sandboxed kernels").tag(config=True)
+    uid_max = Integer(62999, help="Last uid handed to sandboxed kernels").tag(config=True)
+    lock_dir = Unicode("/tmp/attnkit-uids", help="Root-only dir of per-uid lock files").tag(
+        config=True)
+    allow_unsandboxed = Bool(False, help=f"Run plain kernels if bwrap cannot start (also "
+                             f"{OPT_OUT_ENV}=1)").tag(config=True)
+
+    _verified = False  # class-wide: check_sandbox passed once in this process
+    _box: Box | None = None
+    _lease: UidLease | None = None
+
+    def _use_sandbox(self) -> bool:
+        """True if the sandbox works; False (with a warning) if it fails and we may opt out."""
+        if SandboxProvisioner._verified:
+            return True
+        problem = check_sandbox()
+        if problem is None:
+            SandboxProvisioner._verified = True
+            return True
+        if self.allow_unsandboxed or os.environ.get(OPT_OUT_ENV) == "1":
+            self.log.warning("Kernel sandbox unavailable (%s); running the kernel WITHOUT a "
+                             "sandbox because the instructor opted out.", problem)
+            return False
+        raise RuntimeError(f"Cannot sandbox the kernel: {problem}. {OPT_OUT_HINT}")
+
+    async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
+        if not self._use_sandbox():
+            return await super().pre_launch(**kwargs)
+        km = self.parent
+        if km.transport != "ipc":
+            raise RuntimeError('Sandboxed kernels need ZMQ ipc transport: set '
+                               'c.KernelManager.transport = "ipc" (or transport="ipc").')
+        if self._box is None:  # a restart keeps its uid, scratch dir and sockets
+            self._lease = UidLease(self.lock_dir, range(self.uid_min, self.uid_max + 1))
+            try:
+                self._box = Box(kwargs.get("cwd") or os.getcwd(), self._lease.uid,
+                                self.work_copy_limit)
+            except BaseException:
+                self._lease.release()
+                raise
+            km.connection_file = str(self._box.connection_file)
+            km.ip = str(self._box.sockets / "k")
+        kwargs = await super().pre_launch(**kwargs)
+        os.chown(self._box.connection_file, self._box.uid, self._box.uid)
+        kwargs["cmd"] = self._wrap(kwargs["cmd"], kwargs["env"])
+        kwargs["env"] = {"PATH": os.defpath}
+        kwargs["cwd"] = str(self._box.work)
+        return kwargs
+
+    def _wrap(self, cmd: list[str], parent_env: Mapping[str, str]) -> list[str]:
+        """The kernel command wrapped in limits, a uid switch and bubblewrap."""
+        assert self._box is not None
+        uid = self._box.uid
+        limits = [_tool("prlimit"), f"--cpu={self.cpu_limit}", f"--as={self.memory_limit}",
+                  f"--fsize={self.file_size_limit}", f"--nproc={self.process_limit}", "--"]
+        drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+        env = [a for k, v in _kernel_env(parent_env).items() for a in ("--setenv", k, v)]
+        return [*limits, *drop, *_system_binds(), "--size", str(self.tmp_size), "--tmpfs", "/tmp",
+                *self._box.binds(), "--remount-ro", "/", "--remount-ro", "/dev",
+                "--chdir", WORK_DIR, *env, "--", *cmd]
+
+    async def cleanup(self, restart: bool = False) -> None:
+        await super().cleanup(restart=restart)
+        if not restart and self._box is not None and self._lease is not None:
+            self._box.remove()
+            self._lease.release()
+            self._box = self._lease = None
+
+
+def install_kernelspec(prefix: str = sys.prefix, *, name: str = KERNEL_NAME,
+                       config: Mapping[str, Any] | None = None) -> Path:
+    """Write the sandboxed kernel's kernel.json under ``prefix``; return its path.
+
+    ``config`` sets SandboxProvisioner traits for this kernel (e.g. ``memory_limit``).
+    """
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (attnkit sandbox)",
+        "language": "python",
+        "interrupt_mode": "message",
+        "metadata": {"kernel_provisioner": {"provisioner_name": PROVISIONER_NAME,
+                                            "config": dict(config or {})}},
+    }
+    path = Path(prefix) / "share" / "jupyter" / "kernels" / name / "kernel.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(spec, indent=1) + "\n")
+    return path

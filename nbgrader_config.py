@@ -1,0 +1,68 @@
+"""nbgrader configuration for the self-attention course kit.
+
+Stock ``nbgrader`` commands (generate_assignment, autograde, generate_feedback,
+formgrader, export) read this file; ``attnkit autograde`` reuses it.
+"""
+
+import os
+
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    GetGrades,
+    IgnorePattern,
+    LimitOutput,
+    SaveAutoGrades,
+)
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+
+from attnkit.preprocessors import (
+    AddMarkSchemes,
+    ClearMarkSchemes,
+    JudgeProbes,
+    ResilientExecute,
+)
+
+c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+c.CourseDirectory.course_id = "self-attention"
+c.CourseDirectory.root = HERE
+# SQLite with a busy timeout so several grading workers can write at once;
+# point ATTNKIT_DB_URL at PostgreSQL for shared or clustered grading.
+c.CourseDirectory.db_url = os.environ.get(
+    "ATTNKIT_DB_URL", f"sqlite:///{os.path.join(HERE, 'gradebook.db')}?timeout=60"
+)
+c.CourseDirectory.assignment_id = ""
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+
+# Autograding: student kernels run in the bubblewrap sandbox over ZMQ ipc
+# (no TCP port races); verdicts are computed here, outside the kernel.
+c.Execute.kernel_name = "attnkit-sandbox"
+c.Execute.timeout = 30
+c.Execute.interrupt_on_timeout = True
+c.KernelManager.transport = "ipc"
+c.OverwriteCells.add_missing_cells = True
+c.LimitOutput.max_lines = 200
+c.LimitOutput.max_traceback = 40
+c.Autograde.autograde_preprocessors = [
+    ResilientExecute,
+    JudgeProbes,
+    AddMarkSchemes,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
+
+# Feedback: never show hidden test source, nor the TAs' mark schemes.
+c.GenerateFeedback.preprocessors = [
+    GetGrades,
+    ClearHiddenTests,
+    ClearMarkSchemes,
+    CSSHTMLHeaderPreprocessor,
+]

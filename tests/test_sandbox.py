@@ -1,0 +1,230 @@
+"""The bubblewrap kernel sandbox, tested with real kernels (needs root, bwrap, user namespaces)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client import AsyncKernelManager, BlockingKernelClient, KernelManager
+from nbclient import NotebookClient
+from traitlets.config import Config
+
+from attnkit.sandbox import KERNEL_NAME, PROVISIONER_NAME, check_sandbox, install_kernelspec
+
+REPO = Path(__file__).resolve().parents[1]
+PROBLEM = check_sandbox()
+pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
+
+SMALL = "attnkit-sandbox-1g"  # a kernelspec whose provisioner config lowers memory_limit
+HELPERS = """
+import json, os, socket, sys
+def fails(action):
+    try:
+        action()
+    except BaseException as error:
+        return type(error).__name__
+    return None
+"""
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Kernelspecs in a temp prefix on JUPYTER_PATH; a grading seed in the parent env."""
+    prefix = tmp_path_factory.mktemp("prefix")
+    install_kernelspec(str(prefix))
+    install_kernelspec(str(prefix), name=SMALL, config={"memory_limit": 1 << 30})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
+        mp.setenv("ATTNKIT_SEED", "1234")
+        yield prefix
+
+
+@pytest.fixture(scope="module")
+def submission(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A kernel working dir holding data, a symlink to the reference and a fifo."""
+    path = tmp_path_factory.mktemp("submission")
+    (path / "data.txt").write_text("student data")
+    (path / "leak.py").symlink_to(REPO / "attnkit" / "reference.py")
+    os.mkfifo(path / "pipe")
+    return path
+
+
+def run(kc: BlockingKernelClient, code: str, timeout: float = 30) -> str:
+    """Execute code; return its stdout, failing the test on an error."""
+    out: list[str] = []
+
+    def hook(msg: dict) -> None:
+        if msg["msg_type"] == "stream":
+            out.append(msg["content"]["text"])
+
+    reply = kc.execute_interactive(code, output_hook=hook, timeout=timeout)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return "".join(out)
+
+
+def value(kc: BlockingKernelClient, expr: str) -> object:
+    """The JSON value of a Python expression evaluated in the kernel."""
+    return json.loads(run(kc, f"print(json.dumps({expr}))").splitlines()[-1])
+
+
+@contextlib.contextmanager
+def kernel(cwd: Path, name: str = KERNEL_NAME, config: Config | None = None
+           ) -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
+    km = KernelManager(kernel_name=name, transport="ipc", config=config or Config())
+    km.start_kernel(cwd=str(cwd))
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=30)
+        run(kc, HELPERS)
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="module")
+def box(specs: Path, submission: Path) -> Iterator[BlockingKernelClient]:
+    with kernel(submission) as (km, kc):
+        yield kc
+    assert not Path(km.connection_file).parent.exists(), "cleanup left the kernel's dir"
+
+
+def test_kernelspec(specs: Path) -> None:
+    spec = json.loads((specs / "share/jupyter/kernels" / KERNEL_NAME / "kernel.json").read_text())
+    assert spec["interrupt_mode"] == "message"
+    assert spec["metadata"]["kernel_provisioner"]["provisioner_name"] == PROVISIONER_NAME
+    assert spec["argv"][0] == sys.executable
+
+
+def test_runs_probe_but_not_reference(box: BlockingKernelClient) -> None:
+    assert value(box, "__import__('numpy').arange(4).sum().item()") == 6
+    run(box, "from attnkit.probe import probe")
+    assert value(box, "__import__('attnkit').__file__") == "/opt/attnkit/attnkit/__init__.py"
+    for module in ("attnkit.reference", "attnkit.checks", "attnkit.misconceptions"):
+        assert value(box, f"fails(lambda: __import__({module!r}))") == "ModuleNotFoundError"
+
+
+def test_environment_and_limits(box: BlockingKernelClient) -> None:
+    env = value(box, "dict(kv.split('=', 1) for kv in "
+                     "open('/proc/self/environ').read().split('\\0') if kv)")
+    assert set(env) == {"PATH", "HOME", "LANG", "MPLBACKEND", "MPLCONFIGDIR", "PYTHONPATH",
+                        "PYTHONDONTWRITEBYTECODE", "ATTNKIT_SEED", "PWD"}  # PWD: set by bwrap
+    assert env["ATTNKIT_SEED"] == "1234"
+    assert env["HOME"] == env["PWD"] == value(box, "os.getcwd()")
+    uid = value(box, "os.getuid()")
+    assert uid != 0 and 62000 <= uid <= 62999
+    limits = value(box, "[__import__('resource').getrlimit(getattr(__import__('resource'), n))"
+                        " for n in ('RLIMIT_CPU', 'RLIMIT_AS', 'RLIMIT_FSIZE', 'RLIMIT_NPROC')]")
+    assert limits == [[120, 120], [4 << 30, 4 << 30], [64 << 20, 64 << 20], [256, 256]]
+
+
+def test_no_network(box: BlockingKernelClient) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        for address in (("1.1.1.1", 53), ("127.0.0.1", port)):
+            error = value(box, f"fails(lambda: socket.create_connection({address!r}, timeout=2))")
+            assert error in {"OSError", "ConnectionRefusedError", "TimeoutError"}, address
+
+
+def test_filesystem(box: BlockingKernelClient, submission: Path) -> None:
+    assert value(box, "open('data.txt').read()") == "student data"
+    assert value(box, "sorted(os.listdir('.'))") == [".ipython", "data.txt", "leak.py"]
+    for path in (REPO / "source", REPO, "/root", submission, "/work"):
+        assert value(box, f"fails(lambda: os.listdir({str(path)!r}))") is not None, path
+    for path in (REPO / "gradebook.db", REPO / "attnkit/reference.py", "leak.py", "/etc/shadow"):
+        assert value(box, f"fails(lambda: open({str(path)!r}).read())") is not None, path
+    for path in ("/x", "/home/x", "/usr/x", "/etc/x", "/dev/x", "/opt/attnkit/x",
+                 f"{sys.prefix}/x", "/tmp/attnkit-uids/x"):
+        assert value(box, f"fails(lambda: open({path!r}, 'w'))") is not None, path
+    assert value(box, "[fails(lambda: open(p, 'w').write('x')) for p in ('out', '/tmp/out')]"
+                 ) == [None, None]
+    assert not (submission / "out").exists(), "the kernel wrote into the real working dir"
+
+
+def test_memory_limit(box: BlockingKernelClient) -> None:
+    code = "try:\n    np.ones(8 << 30, np.uint8)\nexcept MemoryError:\n    print('MemoryError')"
+    assert run(box, "import numpy as np\n" + code).strip() == "MemoryError"
+
+
+BOMB = """
+import time
+pids, error = [], None
+for _ in range(2000):
+    try:
+        pid = os.fork()
+    except OSError as e:
+        error = type(e).__name__
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    pids.append(pid)
+print(json.dumps([error, len(pids)]))
+"""
+
+
+def test_fork_bomb_is_contained(specs: Path, submission: Path) -> None:
+    with kernel(submission) as (_, bomb):
+        error, forked = json.loads(run(bomb, BOMB).splitlines()[-1])
+        assert error == "BlockingIOError" and forked < 256
+        with kernel(submission) as (_, neighbour):
+            out = run(neighbour, "import subprocess\nprint(subprocess.run(['echo', 'ok'], "
+                                 "capture_output=True, text=True).stdout)")
+            assert out.strip() == "ok"
+            assert value(neighbour, "os.getuid()") != value(bomb, "os.getuid()")
+
+
+def test_timeout_interrupts_and_kernel_survives(specs: Path, submission: Path) -> None:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in
+                                         ("x = 41", "while True:\n    pass", "print(x + 1)")])
+    km = AsyncKernelManager(kernel_name=KERNEL_NAME, transport="ipc")
+    client = NotebookClient(nb, km=km, timeout=3, interrupt_on_timeout=True, allow_errors=True,
+                            resources={"metadata": {"path": str(submission)}})
+    client.execute()
+    assert nb.cells[1].outputs[-1].output_type == "error"
+    assert nb.cells[2].outputs[0].text == "42\n"
+
+
+def test_exit_kills_only_that_kernel(specs: Path, submission: Path) -> None:
+    config = Config({"SandboxProvisioner": {"cpu_limit": 60}})
+    with kernel(submission) as (doomed_km, doomed), kernel(submission, SMALL, config) as (
+            km, kc):
+        doomed.execute("os._exit(1)")
+        deadline = time.monotonic() + 15
+        while doomed_km.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not doomed_km.is_alive()
+        assert km.is_alive() and value(kc, "6 * 7") == 42
+        assert value(kc, "[__import__('resource').getrlimit(r)[0] for r in (0, 9)]") == [
+            60, 1 << 30]  # RLIMIT_CPU from c.SandboxProvisioner, RLIMIT_AS from kernel.json
+
+
+def test_tcp_transport_is_refused(specs: Path, submission: Path) -> None:
+    km = KernelManager(kernel_name=KERNEL_NAME)
+    with pytest.raises(RuntimeError, match='c.KernelManager.transport = "ipc"'):
+        km.start_kernel(cwd=str(submission))
+
+
+def startup_seconds(name: str, cwd: Path) -> float:
+    start = time.perf_counter()
+    with kernel(cwd, name) as (_, kc):
+        run(kc, "pass")
+        return time.perf_counter() - start
+
+
+def test_start_overhead(specs: Path, submission: Path, capsys: pytest.CaptureFixture) -> None:
+    rounds = 3
+    plain = sum(startup_seconds("python3", submission) for _ in range(rounds)) / rounds
+    boxed = sum(startup_seconds(KERNEL_NAME, submission) for _ in range(rounds)) / rounds
+    with capsys.disabled():
+        print(f"\nkernel start to first reply: plain {plain:.3f} s, sandboxed {boxed:.3f} s, "
+              f"overhead {boxed - plain:+.3f} s")
