@@ -40,7 +40,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 
 # Autograding: student kernels run in the bubblewrap sandbox over ZMQ ipc
 # (no TCP port races); verdicts are computed here, outside the kernel.
-c.Execute.kernel_name = "attnkit-sandbox"
+c.Execute.kernel_name = os.environ.get("ATTNKIT_KERNEL", "attnkit-sandbox")
 c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
 c.KernelManager.transport = "ipc"

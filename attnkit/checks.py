@@ -172,20 +172,26 @@ def _explain(check_id: str, cases: list[Case], got: list[Any], ok: list[bool],
             return wrong.hint, wrong.credit, wrong.name
     first = next(i for i, passed in enumerate(ok) if not passed)
     case, value, want = cases[first], got[first], expected[first]
-    pinned_ok = all(p for p, c in zip(ok, cases, strict=True) if c.pinned)
-    if pinned_ok and any(c.pinned for c in cases):
+    if all(p or c.large for p, c in zip(ok, cases, strict=True)) and not _finite(value):
+        return (f"your result contains inf or nan on {case.name}: np.exp overflows there; "
+                "subtract the maximum score before exponentiating", 0.5, "overflow")
+    pinned = [p for p, c in zip(ok, cases, strict=True) if c.pinned]
+    fresh = [p for p, c in zip(ok, cases, strict=True) if not c.pinned]
+    if pinned and all(pinned) and not any(fresh):
         return (f"correct on the notebook's data but wrong on fresh inputs ({case.name}): "
                 "the function must use its arguments (not notebook globals or hard-coded "
                 "numbers) and work for any shape", 0.0, "hard-coded")
     if _shape(value) != _shape(want):
         return (f"on {case.name} your result has {shape_of(value)}, expected "
                 f"{shape_of(want)}", 0.0, None)
-    values = value if isinstance(value, list) else [value]
-    if any(not np.all(np.isfinite(np.asarray(v, dtype=float))) for v in values):
-        tail = " (subtract the maximum before np.exp)" if case.large else ""
-        keep = 0.5 if all(p or c.large for p, c in zip(ok, cases, strict=True)) else 0.0
-        return f"your result contains inf or nan on {case.name}{tail}", keep, None
+    if not _finite(value):
+        return f"your result contains inf or nan on {case.name}", 0.0, None
     return f"values differ from the reference on {case.name}", 0.0, None
+
+
+def _finite(value: Any) -> bool:
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in values)
 
 
 def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdict:

@@ -1,0 +1,86 @@
+"""``attnkit``: the course kit's command line."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from attnkit import course, grader, samples, sandbox
+
+console = Console()
+
+
+def print_grades(root: Path) -> None:
+    names, table = course.grade_table(root)
+    grid = Table(title="Grades (autograded points; written answers await a TA)")
+    grid.add_column("student")
+    for name in names:
+        grid.add_column(name, justify="right")
+    grid.add_column("total", justify="right")
+    for student in sorted(table):
+        row = table[student]
+        cells = [f"{row[n][0]:g} / {row[n][1]:g}" if n in row else "-" for n in names]
+        total = sum(s for s, _ in row.values()), sum(m for _, m in row.values())
+        grid.add_row(student, *cells, f"{total[0]:g} / {total[1]:g}")
+    console.print(grid)
+
+
+def cmd_install_kernels(args: argparse.Namespace) -> int:
+    path = sandbox.install_kernelspec(sys.prefix)
+    console.print(f"installed kernelspec {path}")
+    problem = sandbox.check_sandbox()
+    if problem:
+        console.print(f"[yellow]warning:[/] the sandbox cannot start here: {problem}")
+    return 0
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    course.release(args.root)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Release, grade the sample class, write feedback, print the grade table."""
+    root = args.root
+    for generated in ("submitted", "autograded", "feedback"):
+        shutil.rmtree(root / generated, ignore_errors=True)
+    (root / "gradebook.db").unlink(missing_ok=True)
+    course.release(root)
+    written = samples.write_submissions(root)
+    console.print(f"wrote {len(written)} sample submissions")
+    failed = 0
+    for assignment in course.assignments(root):
+        if assignment in samples.SAMPLES:
+            summary = grader.autograde(root, assignment, force=True)
+            failed += len(summary.failed)
+            course.feedback(root, assignment)
+    print_grades(root)
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="attnkit", description=__doc__)
+    parser.add_argument("--root", type=Path, default=Path.cwd(),
+                        help="course directory (default: current directory)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("install-kernels", help="install the sandboxed grading kernel").set_defaults(
+        func=cmd_install_kernels)
+    sub.add_parser("release", help="generate every student release from source/").set_defaults(
+        func=cmd_release)
+    sub.add_parser("demo", help="grade the bundled sample class end to end").set_defaults(
+        func=cmd_demo)
+    autograde = sub.add_parser("autograde", help="grade submissions in parallel on Dask")
+    grader.add_arguments(autograde)
+    autograde.set_defaults(func=grader.main)
+    args = parser.parse_args(argv)
+    args.root = args.root.resolve()
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Whole-course operations through nbgrader's own API: release, feedback, the grade table."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.apps import NbGraderAPI
+from nbgrader.coursedir import CourseDirectory
+from traitlets.config import Config, PyFileConfigLoader
+from tqdm import tqdm
+
+
+def load_config(root: Path) -> Config:
+    """The course's nbgrader_config.py, exactly as stock nbgrader reads it."""
+    return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+
+
+@contextlib.contextmanager
+def course_api(root: Path, **overrides: object) -> Iterator[NbGraderAPI]:
+    """An NbGraderAPI on the course at ``root`` (working directory set to it)."""
+    config = load_config(root)
+    for key, value in overrides.items():
+        section, name = key.split(".")
+        config[section][name] = value
+    coursedir = CourseDirectory(config=config, root=str(root))
+    previous = os.getcwd()
+    os.chdir(root)
+    try:
+        yield NbGraderAPI(coursedir=coursedir, config=config)
+    finally:
+        os.chdir(previous)
+
+
+def assignments(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / "source").iterdir() if p.is_dir()
+                  and any(p.glob("*.ipynb")))
+
+
+def db_url(root: Path) -> str:
+    return CourseDirectory(config=load_config(root), root=str(root)).db_url
+
+
+def release(root: Path, names: list[str] | None = None) -> None:
+    """``nbgrader generate_assignment`` for each assignment; raises on failure."""
+    with course_api(root) as api:
+        for name in tqdm(names or assignments(root), desc="generate", unit="assignment"):
+            result = api.generate_assignment(name, force=True)
+            if not result["success"]:
+                raise RuntimeError(f"generate_assignment {name} failed:\n{result['error']}"
+                                   f"\n{result['log']}")
+
+
+def feedback(root: Path, assignment: str) -> list[str]:
+    """``nbgrader generate_feedback`` for every autograded student; returns failures."""
+    students = sorted(p.name for p in (root / "autograded").iterdir()
+                      if (p / assignment).is_dir())
+    failed = []
+    with course_api(root) as api:
+        for student in tqdm(students, desc=f"feedback {assignment}", unit="student"):
+            if not api.generate_feedback(assignment, student, force=True)["success"]:
+                failed.append(student)
+    return failed
+
+
+def grade_table(root: Path) -> tuple[list[str], dict[str, dict[str, tuple[float, float]]]]:
+    """Scores per student and assignment: {student: {assignment: (score, max)}}."""
+    names = assignments(root)
+    table: dict[str, dict[str, tuple[float, float]]] = {}
+    with Gradebook(db_url(root)) as gb:
+        for student in gb.students:
+            for name in names:
+                try:
+                    sub = gb.find_submission(name, student.id)
+                except MissingEntry:
+                    continue
+                table.setdefault(student.id, {})[name] = (sub.score, sub.max_score)
+    return names, table

@@ -1,0 +1,119 @@
+"""A demo class: fictional students whose submissions show complete, blank and typical work.
+
+Each student's submission is the released notebook with some solution cells
+filled in. A cell a student does not mention gets the master solution, so
+every mistake is isolated; ``expect`` says what each test cell should then
+score, as a fraction of its points (cells not listed score 1).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+SOLUTION = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Sample:
+    about: str
+    code: dict[str, str] = field(default_factory=dict)  # solution grade_id -> student code
+    expect: dict[str, float] = field(default_factory=dict)  # test grade_id -> score fraction
+    blank: bool = False  # hand in the release untouched
+
+
+SAMPLES: dict[str, dict[str, Sample]] = {
+    "ps1_self_attention": {
+        "aisha": Sample("complete and correct"),
+        "ben": Sample("handed in the blank notebook", blank=True),
+        "chen": Sample(
+            "softmax without the max shift; scaled by D instead of sqrt(D_q)",
+            code={
+                "ps1_softmax_code": """\
+def softmax(items_in):
+    e = np.exp(np.array(items_in, dtype=float))
+    return e / np.sum(e)
+""",
+                "ps1_scaled_code": """\
+def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    attentions = softmax_cols(K.T @ Q / X.shape[0])
+    X_prime = V @ attentions
+    return X_prime, attentions
+""",
+            },
+            expect={"ps1_softmax": 0.5, "ps1_self_attention_loop": 0.5,
+                    "ps1_scaled_attention": 0.0},
+        ),
+        "dara": Sample(
+            "softmax_cols normalises rows, so both attention functions fail",
+            code={"ps1_softmax_cols_code": """\
+def softmax_cols(data_in):
+    e = np.exp(data_in - np.max(data_in))
+    return e / e.sum(axis=1, keepdims=True)
+"""},
+            expect={"ps1_softmax_cols": 0.0, "ps1_self_attention": 0.0,
+                    "ps1_scaled_attention": 0.0},
+        ),
+        "emil": Sample(
+            "Q^T K instead of K^T Q; an equivariance check that always says yes",
+            code={
+                "ps1_self_attention_code": """\
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    attentions = softmax_cols(Q.T @ K)
+    X_prime = V @ attentions
+    return X_prime, attentions
+""",
+                "ps1_equivariance_code": """\
+def check_equivariance(f, X, perm):
+    return True
+""",
+            },
+            expect={"ps1_self_attention": 0.0, "ps1_equivariance": 0.0},
+        ),
+    },
+}
+
+
+def solution_code(source: str) -> str:
+    """A master solution cell without its solution markers."""
+    return SOLUTION.sub("", source)
+
+
+def build_submission(master: Path, release: Path, sample: Sample) -> nbformat.NotebookNode:
+    """The release notebook with the sample student's (or the master's) code filled in."""
+    nb = nbformat.read(release, as_version=4)
+    if sample.blank:
+        return nb
+    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source
+                 for c in nbformat.read(master, as_version=4).cells
+                 if c.metadata.get("nbgrader", {}).get("solution")}
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = sample.code.get(grade_id, solution_code(solutions[grade_id]))
+    return nb
+
+
+def write_submissions(root: Path, assignments: list[str] | None = None) -> list[tuple[str, str]]:
+    """Write every sample submission under ``root/submitted``; returns (student, assignment)."""
+    written = []
+    for assignment, students in SAMPLES.items():
+        if assignments and assignment not in assignments:
+            continue
+        for master in sorted((root / "source" / assignment).glob("*.ipynb")):
+            release = root / "release" / assignment / master.name
+            for student, sample in students.items():
+                out = root / "submitted" / student / assignment / master.name
+                out.parent.mkdir(parents=True, exist_ok=True)
+                nbformat.write(build_submission(master, release, sample), out)
+                written.append((student, assignment))
+    return sorted(set(written))

@@ -1,0 +1,81 @@
+"""Independent re-implementations (explicit loops and einsum) used to check pinned numbers.
+
+Nothing here imports attnkit: these are the second opinion on the reference.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def softmax_loop(scores) -> np.ndarray:
+    scores = [float(s) for s in np.ravel(scores)]
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    total = math.fsum(exps)
+    return np.array([e / total for e in exps])
+
+
+def softmax_axis_loop(Z: np.ndarray, axis: int) -> np.ndarray:
+    Z = np.asarray(Z, dtype=float)
+    out = np.empty_like(Z)
+    if axis == 0:
+        for n in range(Z.shape[1]):
+            out[:, n] = softmax_loop(Z[:, n])
+    else:
+        for m in range(Z.shape[0]):
+            out[m, :] = softmax_loop(Z[m, :])
+    return out
+
+
+def attention_einsum(X, omega_q, omega_k, omega_v, beta_q, beta_k, beta_v, scaled):
+    """Tokens in columns; returns (X', A) with A[m, n] = weight of input m for output n."""
+    Q = np.einsum("qd,dn->qn", omega_q, X) + beta_q
+    K = np.einsum("qd,dn->qn", omega_k, X) + beta_k
+    V = np.einsum("vd,dn->vn", omega_v, X) + beta_v
+    S = np.einsum("qm,qn->mn", K, Q)
+    if scaled:
+        S = S / math.sqrt(Q.shape[0])
+    A = softmax_axis_loop(S, axis=0)
+    return np.einsum("vm,mn->vn", V, A), A
+
+
+def attention_per_token(all_x, omega_q, omega_k, omega_v, beta_q, beta_k, beta_v):
+    """Equations 12.2-12.5 one token at a time, with Python loops over tokens."""
+    q = [beta_q + omega_q @ x for x in all_x]
+    k = [beta_k + omega_k @ x for x in all_x]
+    v = [beta_v + omega_v @ x for x in all_x]
+    outs = []
+    for n in range(len(all_x)):
+        weights = softmax_loop([float(np.sum(k[m] * q[n])) for m in range(len(all_x))])
+        outs.append(sum(w * v[m] for m, w in enumerate(weights)).ravel())
+    return np.array(outs)
+
+
+def udl_12_1():
+    """The UDL notebook 12.1 data, drawn here independently of the kit."""
+    np.random.seed(3)
+    all_x = [np.random.normal(size=(4, 1)) for _ in range(3)]
+    np.random.seed(0)
+    omega_q, omega_k, omega_v = (np.random.normal(size=(4, 4)) for _ in range(3))
+    beta_q, beta_k, beta_v = (np.random.normal(size=(4, 1)) for _ in range(3))
+    return all_x, (omega_q, omega_k, omega_v, beta_q, beta_k, beta_v)
+
+
+def pinned_ps1() -> dict[str, tuple[np.ndarray, float]]:
+    """Every pinned value of ps1: name -> (value, atol)."""
+    all_x, params = udl_12_1()
+    X = np.hstack(all_x)
+    X1, A1 = attention_einsum(X, *params, scaled=False)
+    X2, A2 = attention_einsum(X, *params, scaled=True)
+    scores = np.array([[1.0, 2, 3], [0, 0, 0], [-1, 4, 1]])
+    return {
+        "softmax_true": (softmax_loop([1.0, 2.0, 3.0]), 1e-8),
+        "x_prime_true": (attention_per_token(all_x, *params), 1e-8),
+        "softmax_cols_true": (softmax_axis_loop(scores, axis=0), 1e-8),
+        "attentions_true": (A1, 1e-3),  # printed to 3 decimals, as in UDL
+        "attentions_true2": (A2, 1e-3),
+        "X_prime_true2": (X2, 1e-8),
+    }

@@ -1,0 +1,67 @@
+"""The whole nbgrader cycle on the course, with stock nbgrader commands.
+
+generate_assignment -> sample submissions -> autograde -> generate_feedback
+-> export, then the grades the sample class must get.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from conftest import copy_course, run
+from nbgrader.api import Gradebook
+
+from attnkit import course as kit_course
+from attnkit.samples import SAMPLES, write_submissions
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = copy_course(tmp_path_factory.mktemp("cycle"))
+    for assignment in kit_course.assignments(root):
+        run(["nbgrader", "generate_assignment", assignment, "--force"], root)
+    write_submissions(root)
+    for assignment in SAMPLES:
+        run(["nbgrader", "autograde", assignment, "--force"], root)
+        run(["nbgrader", "generate_feedback", assignment, "--force"], root)
+    run(["nbgrader", "export", "--to", str(root / "grades.csv")], root)
+    return root
+
+
+def cell_scores(root: Path, assignment: str, student: str) -> dict[str, tuple[float, float]]:
+    with Gradebook(kit_course.db_url(root)) as gb:
+        sub = gb.find_submission(assignment, student)
+        return {g.name: (g.score, g.max_score) for nb in sub.notebooks for g in nb.grades
+                if g.auto_score is not None or g.manual_score is not None
+                or g.cell.__class__.__name__ == "GradeCell"}
+
+
+def autograded_cells(root: Path, assignment: str) -> list[str]:
+    with Gradebook(kit_course.db_url(root)) as gb:
+        return [c.name for nb in gb.find_assignment(assignment).notebooks
+                for c in nb.grade_cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("assignment,student",
+                         [(a, s) for a, students in SAMPLES.items() for s in students])
+def test_sample_scores(graded: Path, assignment: str, student: str) -> None:
+    sample = SAMPLES[assignment][student]
+    scores = cell_scores(graded, assignment, student)
+    for cell in autograded_cells(graded, assignment):
+        score, points = scores[cell]
+        want = 0.0 if sample.blank else sample.expect.get(cell, 1.0) * points
+        assert score == pytest.approx(want), f"{student} {cell}: {score} != {want}"
+
+
+def test_feedback_and_export_written(graded: Path) -> None:
+    for assignment, students in SAMPLES.items():
+        for student in students:
+            pages = list((graded / "feedback" / student / assignment).glob("*.html"))
+            assert pages, f"no feedback for {student}/{assignment}"
+    rows = list(csv.DictReader((graded / "grades.csv").open()))
+    assert {(r["assignment"], r["student_id"]) for r in rows} >= {
+        (a, s) for a, students in SAMPLES.items() for s in students}
