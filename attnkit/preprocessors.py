@@ -28,6 +28,7 @@ from attnkit.markschemes import MARK_SCHEMES
 from attnkit.probe import MIME, SEED_ENV
 
 KERNEL_DIED = "KernelDied"
+VERDICT = "attnkit"  # cell metadata key of a hidden check's verdict in autograded notebooks
 
 
 def grading_seed(resources: dict, salt: str = "") -> int:
@@ -109,9 +110,9 @@ class JudgeProbes(NbGraderPreprocessor):
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if cell.cell_type == "code" and is_grade(cell) and grade_id in CHECKS:
                 verdict = self.judge_cell(cell, grade_id)
-                verdicts[grade_id] = {"score": verdict.score, "points": verdict.points,
-                                      "message": verdict.message,
-                                      "misconception": verdict.misconception}
+                cell.metadata[VERDICT] = verdicts[grade_id] = {
+                    "score": verdict.score, "points": verdict.points, "message": verdict.message,
+                    "misconception": verdict.misconception}
         return nb, resources
 
     def judge_cell(self, cell: NotebookNode, grade_id: str):

@@ -80,6 +80,46 @@ def check_equivariance(f, X, perm):
             expect={"ps1_self_attention": 0.0, "ps1_equivariance": 0.0},
         ),
     },
+    "ps2_multihead_attention": {
+        "aisha": Sample("complete and correct"),
+        "ben": Sample("handed in the blank notebook", blank=True),
+        "chen": Sample(
+            "each head scaled by sqrt(D) instead of sqrt(D/H); every cell reuses the head",
+            code={"ps2_single_head_code": """\
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
+"""},
+            expect={"ps2_single_head": 0.0, "ps2_multihead_scaled": 0.0,
+                    "ps2_multihead_general": 0.0},
+        ),
+        "dara": Sample(
+            "stacks head 2 above head 1",
+            code={"ps2_multihead_scaled_code": """\
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.concatenate([h2, h1], axis=0)
+"""},
+            expect={"ps2_multihead_scaled": 0.0},
+        ),
+        "emil": Sample(
+            "general version hard-wired to two heads",
+            code={"ps2_multihead_general_code": """\
+def multihead_self_attention(X, heads, omega_c):
+    h1 = single_head_attention(X, heads[0]["omega_v"], heads[0]["omega_q"], heads[0]["omega_k"],
+                               heads[0]["beta_v"], heads[0]["beta_q"], heads[0]["beta_k"])
+    h2 = single_head_attention(X, heads[1]["omega_v"], heads[1]["omega_q"], heads[1]["omega_k"],
+                               heads[1]["beta_v"], heads[1]["beta_q"], heads[1]["beta_k"])
+    return omega_c @ np.vstack([h1, h2])
+"""},
+            expect={"ps2_multihead_general": 0.0},
+        ),
+    },
 }
 
 

@@ -79,3 +79,40 @@ def pinned_ps1() -> dict[str, tuple[np.ndarray, float]]:
         "attentions_true2": (A2, 1e-3),
         "X_prime_true2": (X2, 1e-8),
     }
+
+
+def udl_multihead_data():
+    """The UDL chapter-12 multihead data (N=6, D=8, H=2), drawn independently."""
+    np.random.seed(3)
+    X = np.random.normal(size=(8, 6))
+    np.random.seed(0)
+    heads = []
+    for _ in range(2):
+        omegas = [np.random.normal(size=(4, 8)) for _ in range(3)]  # q, k, v
+        betas = [np.random.normal(size=(4, 1)) for _ in range(3)]
+        heads.append((*omegas, *betas))
+    return X, heads, np.random.normal(size=(8, 8))
+
+
+def multihead_einsum(X, heads, omega_c):
+    outs = [attention_einsum(X, *h, scaled=True)[0] for h in heads]
+    return np.einsum("ij,jn->in", omega_c, np.concatenate(outs, axis=0))
+
+
+def pinned_ps2() -> dict[str, tuple[np.ndarray, float]]:
+    X, heads, omega_c = udl_multihead_data()
+    rng = np.random.default_rng(12)  # the notebook's four-head example
+    X4 = rng.normal(size=(8, 5))
+    heads4 = []
+    for _ in range(4):
+        omegas = [rng.normal(size=(2, 8)) for _ in range(3)]
+        betas = [rng.normal(size=(2, 1)) for _ in range(3)]
+        heads4.append((*omegas, *betas))
+    full = multihead_einsum(X, heads, omega_c)
+    return {
+        "head1_true": (attention_einsum(X, *heads[0], scaled=True)[0], 1e-8),
+        "head2_true": (attention_einsum(X, *heads[1], scaled=True)[0], 1e-8),
+        "X_prime_true": (full, 1e-8),
+        "X_prime_true_3dp": (full, 1e-3),  # UDL prints the answer to 3 decimals
+        "X_prime_four_true": (multihead_einsum(X4, heads4, rng.normal(size=(8, 8))), 1e-8),
+    }

@@ -14,6 +14,7 @@ import independent
 ROOT = Path(__file__).resolve().parents[1]
 RECOMPUTED = {
     "ps1_self_attention": independent.pinned_ps1,
+    "ps2_multihead_attention": independent.pinned_ps2,
 }
 
 
