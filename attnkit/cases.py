@@ -197,7 +197,7 @@ def attention_call(targets: tuple, a: Args) -> Any:
 def ps2_multihead_cases(seed: int) -> list[Case]:
     cases = [Case("notebook data (D=8, N=6, H=2)", udl_multihead(), pinned=True)]
     rng = _rng(seed, "ps2_multihead_scaled")
-    for D, N, scale in ((6, 4, 1.0), (4, 7, 1.0), (6, 5, 12.0)):
+    for D, N, scale in ((6, 4, 1.0), (4, 7, 1.0), (6, 5, 30.0)):
         args: Args = {"X": scale * rng.normal(size=(D, N))}
         for h in (1, 2):
             args.update(attention_params(rng, D, Dq=D // 2, Dv=D // 2, suffix=str(h)))
@@ -218,7 +218,7 @@ def ps2_general_cases(seed: int) -> list[Case]:
     cases = [Case("notebook data (H=2)", {"X": pinned["X"], "heads": heads_of(pinned, 2),
                                           "omega_c": pinned["omega_c"]}, pinned=True)]
     rng = _rng(seed, "ps2_multihead_general")
-    for D, N, H, scale in ((6, 4, 3, 1.0), (8, 5, 4, 1.0), (5, 3, 1, 1.0), (6, 7, 2, 10.0)):
+    for D, N, H, scale in ((6, 4, 3, 1.0), (8, 5, 4, 1.0), (5, 3, 1, 1.0), (6, 7, 2, 30.0)):
         heads = [attention_params(rng, D, Dq=D // H, Dv=D // H) for _ in range(H)]
         cases.append(Case(f"fresh D={D}, N={N}, H={H}" + (" large logits" if scale > 1 else ""),
                           {"X": scale * rng.normal(size=(D, N)), "heads": heads,
@@ -231,7 +231,7 @@ def ps2_head_cases(seed: int) -> list[Case]:
     cases = [Case("notebook head 1 (D=8, N=6, D_q=4)",
                   {"X": pinned["X"], **heads_of(pinned, 1)[0]}, pinned=True)]
     rng = _rng(seed, "ps2_single_head")
-    for D, N, Dq, scale in ((6, 4, 3, 1.0), (8, 3, 2, 1.0), (6, 5, 3, 15.0)):
+    for D, N, Dq, scale in ((6, 4, 3, 1.0), (8, 3, 2, 1.0), (6, 5, 3, 30.0)):
         cases.append(Case(f"fresh D={D}, N={N}, D_q={Dq}",
                           {"X": scale * rng.normal(size=(D, N)),
                            **attention_params(rng, D, Dq=Dq, Dv=Dq)}, large=scale > 1))
@@ -265,7 +265,7 @@ def ps3_layer_pinned() -> Args:
 def ps3_forward_cases(seed: int) -> list[Case]:
     rng = _rng(seed, "ps3_forward")
     cases = [Case("notebook example (n=3, dims=4)", ps3_layer_pinned(), pinned=True)]
-    for n, dims, scale in ((5, 3, 1.0), (2, 6, 1.0), (7, 4, 1.0), (4, 5, 8.0)):
+    for n, dims, scale in ((5, 3, 1.0), (2, 6, 1.0), (7, 4, 1.0), (4, 5, 40.0)):
         cases.append(Case(f"fresh n={n}, dims={dims}" + (" large logits" if scale > 1 else ""),
                           {"dims": dims, "x": scale * rng.normal(size=(n, dims)),
                            **layer_weights(rng, dims)}, large=scale > 1))
@@ -289,7 +289,7 @@ def init_call(targets: tuple, a: Args) -> Any:
     (cls,) = targets
     np.random.seed(a["seed"])
     layer = cls(a["dims"])
-    return [getattr(layer, w) for w in ("W_q", "W_k", "W_v", "W_o")]
+    return [getattr(layer, w) for w in ("W_q", "W_k", "W_v", "W_o", "dims")]
 
 
 # ---------------------------------------------------------------- ps4
@@ -319,7 +319,7 @@ def ps4_weights_cases(seed: int) -> list[Case]:
     return [Case("worksheet scaled scores",
                  {"scores": np.array([-0.30265, -0.3687, -0.1314, 0.4885])}, pinned=True),
             Case("fresh 6 scores", {"scores": rng.normal(0, 2, 6)}),
-            Case("large scores", {"scores": 700 + rng.normal(0, 3, 5)}, large=True)]
+            Case("large scores", {"scores": 1000 + rng.normal(0, 3, 5)}, large=True)]
 
 
 def ps4_context_cases(seed: int) -> list[Case]:
@@ -342,7 +342,7 @@ def ps4_single_query_cases(seed: int) -> list[Case]:
     cases = [Case("worksheet: query 'is'", {"query_token": w["tokens"][1], "tokens": w["tokens"],
                                             "W_Q": w["W_Q"], "W_K": w["W_K"], "W_V": w["W_V"]},
                   pinned=True)]
-    for T, d, dk, scale in ((5, 4, 3, 1.0), (2, 6, 4, 1.0), (4, 3, 5, 1.0), (6, 4, 4, 20.0)):
+    for T, d, dk, scale in ((5, 4, 3, 1.0), (2, 6, 4, 1.0), (4, 3, 5, 1.0), (6, 4, 4, 60.0)):
         tokens = scale * rng.normal(size=(T, d))
         cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}",
                           {"query_token": tokens[rng.integers(T)], "tokens": tokens,

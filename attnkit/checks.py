@@ -57,21 +57,36 @@ def decode(value: Any) -> Any:
 
 
 def same(got: Any, want: Any) -> bool:
-    """Equal up to float tolerance; tuples and lists alike; size-1 axes ignored."""
+    """Equal up to float tolerance; tuples and lists alike; size-1 axes ignored.
+
+    An array whose first axis has one entry per expected item counts as that list
+    (``np.array(outputs)`` for a list of outputs). A ``Raised`` (an exception in
+    place of a result) matches only another ``Raised``.
+    """
+    from attnkit.misconceptions import Raised
+
+    if isinstance(got, Raised) or isinstance(want, Raised):
+        return isinstance(got, Raised) and isinstance(want, Raised)
+    if got is None or want is None:
+        return got is None and want is None
     if isinstance(want, (list, tuple)):
+        if isinstance(got, np.ndarray) and got.ndim >= 1 and len(got) == len(want):
+            got = list(got)
         return (isinstance(got, (list, tuple)) and len(got) == len(want)
                 and all(same(g, w) for g, w in zip(got, want, strict=True)))
-    if isinstance(got, (list, tuple)):
-        try:
+    try:
+        if isinstance(got, (list, tuple)):
             got = np.stack([np.asarray(g, dtype=float) for g in got])
-        except ValueError:
-            return False
-    got, want = np.squeeze(np.asarray(got, dtype=float)), np.squeeze(np.asarray(want, dtype=float))
+        got = np.squeeze(np.asarray(got, dtype=float))
+        want = np.squeeze(np.asarray(want, dtype=float))
+    except (ValueError, TypeError):
+        return False
     if got.shape != want.shape:
         return False
     finite = np.abs(want[np.isfinite(want)])
     scale = 1.0 + (finite.max() if finite.size else 0.0)
-    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-6 * scale, equal_nan=True))
+    with np.errstate(all="ignore"):
+        return bool(np.allclose(got, want, rtol=1e-4, atol=1e-6 * scale, equal_nan=True))
 
 
 def shape_of(value: Any) -> str:
@@ -98,8 +113,11 @@ def _quietly(fn: Callable[[Args], Any], args: Args) -> Any:
 def init_statistics(got: list[Any], args: Args) -> str | None:
     """SelfAttention(dims): four distinct dims x dims matrices drawn from N(0, 1)."""
     dims = args["dims"]
-    if not isinstance(got, list) or len(got) != 4:
-        return "expected the four attributes W_q, W_k, W_v, W_o"
+    if not isinstance(got, list) or len(got) != 5:
+        return "expected the attributes W_q, W_k, W_v, W_o and dims"
+    got, stored = got[:4], got[4]
+    if np.shape(stored) != () or stored != dims:
+        return f"self.dims should be the layer size {dims}, got {stored}"
     for name, W in zip(("W_q", "W_k", "W_v", "W_o"), got, strict=True):
         if np.shape(W) != (dims, dims):
             return f"{name} has shape {np.shape(W)}; expected (dims, dims) = ({dims}, {dims})"
@@ -166,27 +184,97 @@ CHECKS: dict[str, Check] = {
 
 def _explain(check_id: str, cases: list[Case], got: list[Any], ok: list[bool],
              expected: list[Any]) -> tuple[str, float, str | None]:
-    """Why a check failed: (hint, fraction of the points kept, misconception name)."""
-    for wrong in WRONG.get(check_id, ()):
-        if all(same(g, _quietly(wrong.fn, c.args)) for g, c in zip(got, cases, strict=True)):
-            return wrong.hint, wrong.credit, wrong.name
+    """Why a check failed: (hint, fraction of the points kept, misconception name).
+
+    A known misconception that matches every case names the mistake; otherwise
+    invariants do (crash, overflow, notebook-only, shape, inf/nan, weights that
+    do not sum to 1, True/False, values), with the numbers of the first failing case.
+    """
+    from attnkit.misconceptions import Raised, describe, run_variant
+
     first = next(i for i, passed in enumerate(ok) if not passed)
     case, value, want = cases[first], got[first], expected[first]
-    if all(p or c.large for p, c in zip(ok, cases, strict=True)) and not _finite(value):
-        return (f"your result contains inf or nan on {case.name}: np.exp overflows there; "
-                "subtract the maximum score before exponentiating", 0.5, "overflow")
+    facts = describe(case)
+    for wrong in WRONG.get(check_id, ()):
+        if wrong.fn is None:
+            continue
+        outs = [run_variant(wrong.fn, c.args) for c in cases]
+        if all(isinstance(o, Raised) for o in outs):
+            continue  # a mistake that crashes everywhere names nothing
+        if all(same(g, o) for g, o in zip(got, outs, strict=True)):
+            return wrong.message(facts), wrong.credit, wrong.name
+
+    def parts(v: Any) -> list[np.ndarray]:
+        items = v if isinstance(v, (list, tuple)) else [v]
+        return [np.asarray(p, dtype=float) for p in items]
+
+    def finite(v: Any) -> bool:
+        try:
+            return _finite(v)
+        except (ValueError, TypeError):  # ragged nested lists
+            return False
+
     pinned = [p for p, c in zip(ok, cases, strict=True) if c.pinned]
     fresh = [p for p, c in zip(ok, cases, strict=True) if not c.pinned]
-    if pinned and all(pinned) and not any(fresh):
-        return (f"correct on the notebook's data but wrong on fresh inputs ({case.name}): "
-                "the function must use its arguments (not notebook globals or hard-coded "
-                "numbers) and work for any shape", 0.0, "hard-coded")
+    notebook_only = bool(pinned) and all(pinned) and bool(fresh) and not any(fresh)
+    if isinstance(value, Raised):
+        error = value.message
+        if error.startswith("TypeError: returned NoneType"):
+            error = "nothing (None): is the `return` statement missing?"
+            return f"on {case.name} your function returned {error}", 0.0, "error"
+        if notebook_only:
+            return (f"correct on the notebook's data, but on fresh inputs ({case.name}) your "
+                    f"code raised {error[:300]}. The hidden test uses other sizes: compute "
+                    "everything from the arguments, with no notebook globals (such as N, D, "
+                    "n or a weight matrix) and no sizes typed in", 0.0, "hard-coded")
+        return f"your code raised {error[:300]} on {case.name}", 0.0, "error"
+    if all(p or c.large for p, c in zip(ok, cases, strict=True)) and not finite(value):
+        where = f" (the scores reach {facts['smax']})" if "smax" in facts else (
+            f" (the largest score is {facts['zmax']})" if "zmax" in facts else "")
+        return (f"correct except on {case.name}{where}: your result contains inf or nan "
+                "because np.exp overflows there. Subtract the maximum score before "
+                "exponentiating (it changes nothing else): you keep half the points",
+                0.5, "overflow")
+    if notebook_only:
+        return (f"correct on the notebook's data but wrong on every fresh input (first: "
+                f"{case.name}): the function must compute everything from its arguments, not "
+                "from notebook globals or numbers typed in, and work for any shape", 0.0,
+                "hard-coded")
     if _shape(value) != _shape(want):
-        return (f"on {case.name} your result has {shape_of(value)}, expected "
-                f"{shape_of(want)}", 0.0, None)
-    if not _finite(value):
-        return f"your result contains inf or nan on {case.name}", 0.0, None
-    return f"values differ from the reference on {case.name}", 0.0, None
+        return (f"on {case.name} your result has {shape_of(value)}; expected "
+                f"{shape_of(want)}", 0.0, "wrong shape")
+    if not finite(value):
+        return f"on {case.name} your result contains inf or nan", 0.0, "not finite"
+    if isinstance(want, (bool, np.bool_)):
+        return (f"for the map '{case.name}' you answered {bool(np.ravel(value)[0])}; the "
+                f"right answer is {bool(want)}", 0.0, "wrong answer")
+    for mine, right in zip(parts(value), parts(want), strict=False):
+        mine, right = np.squeeze(mine), np.squeeze(right)
+        if right.size < 2 or mine.shape != right.shape or right.min() < 0:
+            continue
+        for axis in (0, -1):
+            if (np.allclose(right.sum(axis=axis), 1)
+                    and not np.allclose(mine.sum(axis=axis), 1, atol=1e-6)):
+                sums = np.array2string(np.atleast_1d(mine.sum(axis=axis)), precision=3,
+                                       threshold=8)
+                which = ("the sums of your weights are" if right.ndim == 1 else
+                         f"the {'column' if axis == 0 else 'row'} sums of your weights are")
+                return (f"on {case.name} {which} {sums}, not 1: divide the exponentials by "
+                        "their sum along the axis the softmax runs over", 0.0, "not normalised")
+    worst, where = 0.0, ""
+    for k, (mine, right) in enumerate(zip(parts(value), parts(want), strict=False)):
+        mine, right = np.squeeze(mine), np.squeeze(right)
+        if mine.shape == right.shape and mine.size:
+            gap = np.abs(mine - right)
+            index = np.unravel_index(int(np.argmax(gap)), gap.shape)
+            if gap[index] > worst:
+                worst = float(gap[index])
+                label = f"item {k}, " if isinstance(want, (list, tuple)) else ""
+                where = (f" (largest difference {worst:.3g} at {label}entry "
+                         f"{tuple(int(i) for i in index)}: yours {mine[index]:.6g}, expected "
+                         f"{right[index]:.6g})")
+    return (f"on {case.name} your result has the right shape but different values{where}",
+            0.0, "values differ")
 
 
 def _finite(value: Any) -> bool:
@@ -195,14 +283,31 @@ def _finite(value: Any) -> bool:
 
 
 def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdict:
-    """Score one graded cell from the probe records its execution displayed."""
+    """Score one graded cell from the probe records its execution displayed.
+
+    Records are untrusted: anything that is not a dict for this check with an
+    int case index is ignored, the first record of a case counts, and a payload
+    that does not decode costs the cell its points (never the grader a crash).
+    Partial credit: a per-case check scores the fraction of cases right; a
+    known mistake keeps its ``Wrong.credit``; overflow on large logits only
+    keeps half; anything else scores 0.
+    """
+    from attnkit.misconceptions import Raised, describe, run_variant
+
     check, spec = CHECKS[check_id], SPECS[check_id]
-    cases = spec.cases(seed)
+    state = np.random.get_state()
+    try:
+        cases = spec.cases(seed)
+    finally:
+        np.random.set_state(state)
     by_case: dict[int, dict] = {}
-    for record in records:
-        if record.get("check") == check_id and isinstance(record.get("case"), int):
-            by_case.setdefault(record["case"], record)  # first report of a case counts
-    if not by_case:
+    for record in records if isinstance(records, (list, tuple)) else ():
+        if not isinstance(record, dict) or record.get("check") != check_id:
+            continue
+        index = record.get("case")
+        if isinstance(index, int) and not isinstance(index, bool):
+            by_case.setdefault(index, record)  # first report of a case counts
+    if not any(i in by_case for i in range(len(cases))):
         return Verdict(check_id, 0.0, points, "the hidden check did not run: make sure the "
                        "cells above run without errors and define the required names")
     got: list[Any] = []
@@ -212,17 +317,34 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
             return Verdict(check_id, 0.0, points, f"the check stopped before case '{case.name}' "
                            "(time limit or crash)")
         if "error" in record:
-            return Verdict(check_id, 0.0, points,
-                           f"your code raised {str(record['error'])[:300]} on {case.name}")
+            got.append(Raised(str(record["error"])[:500]))
+            continue
         try:
             got.append(decode(record.get("value")))
-        except (ValueError, KeyError, TypeError) as error:
-            return Verdict(check_id, 0.0, points, f"unreadable result on {case.name}: {error}")
+        except Exception as error:  # noqa: BLE001 - a hostile payload must not crash grading
+            return Verdict(check_id, 0.0, points,
+                           f"unreadable result on {case.name}: {type(error).__name__}")
     if check.statistical:
         for value, case in zip(got, cases, strict=True):
+            if isinstance(value, Raised):
+                return Verdict(check_id, 0.0, points,
+                               f"your code raised {value.message[:300]} on {case.name}",
+                               misconception="error")
             problem = check.statistical(value, case.args)
-            if problem:
-                return Verdict(check_id, 0.0, points, f"{case.name}: {problem}")
+            if not problem:
+                continue
+            for wrong in WRONG.get(check_id, ()):
+                try:
+                    shown = wrong.test is not None and all(
+                        wrong.test(g, c.args) for g, c in zip(got, cases, strict=True))
+                except Exception:  # noqa: BLE001 - malformed output: no diagnosis
+                    shown = False
+                if shown:
+                    return Verdict(check_id, round(points * wrong.credit, 2), points,
+                                   f"{case.name}: {problem}. {wrong.message(describe(case))}",
+                                   misconception=wrong.name)
+            return Verdict(check_id, 0.0, points, f"{case.name}: {problem}",
+                           misconception="statistics")
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases",
                        [True] * len(cases))
     expected = [_quietly(check.reference, c.args) for c in cases]
@@ -230,9 +352,23 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     if all(ok):
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases", ok)
     if check.per_case:
-        wrong = [c.name for c, passed in zip(cases, ok, strict=True) if not passed]
+        notes, named = [], []
+        for value, case, passed in zip(got, cases, ok, strict=True):
+            if passed:
+                continue
+            note = (f"{case.name}: your code raised {value.message[:200]}"
+                    if isinstance(value, Raised) else f"{case.name} is not right")
+            for wrong in WRONG.get(check_id, ()):
+                out = run_variant(wrong.fn, case.args) if wrong.fn else None
+                if out is not None and not isinstance(out, Raised) and same(value, out):
+                    note = wrong.message(describe(case))
+                    named.append(wrong.name)
+                    break
+            notes.append(note)
         score = round(points * sum(ok) / len(ok), 2)
-        return Verdict(check_id, score, points, "not yet right: " + ", ".join(wrong), ok)
+        return Verdict(check_id, score, points,
+                       f"{sum(ok)} of {len(ok)} right; " + "; ".join(notes), ok,
+                       "; ".join(named) or "values differ")
     hint, credit, name = _explain(check_id, cases, got, ok, expected)
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
 

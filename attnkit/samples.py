@@ -120,6 +120,63 @@ def multihead_self_attention(X, heads, omega_c):
             expect={"ps2_multihead_general": 0.0},
         ),
     },
+    "ps3_attention_layer": {
+        "aisha": Sample("complete and correct"),
+        "ben": Sample("handed in the blank notebook", blank=True),
+        "chen": Sample(
+            "the exam's sample answer: weights with std 0.1, softmax without the max shift",
+            code={
+                "ps3_softmax_code": """\
+def softmax(X):
+    e = np.exp(X)
+    return e / np.sum(e, axis=1, keepdims=True)
+""",
+                "ps3_layer_code": """\
+class SelfAttention:
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = np.random.normal(0.0, 0.1, (dims, dims))
+        self.W_k = np.random.normal(0.0, 0.1, (dims, dims))
+        self.W_v = np.random.normal(0.0, 0.1, (dims, dims))
+        self.W_o = np.random.normal(0.0, 0.1, (dims, dims))
+
+    def forward(self, x):
+        Q = np.dot(x, self.W_q)
+        K = np.dot(x, self.W_k)
+        V = np.dot(x, self.W_v)
+        score = np.dot(Q, K.T) / np.sqrt(self.dims)
+        return np.dot(np.dot(softmax(score), V), self.W_o)
+""",
+            },
+            expect={"ps3_softmax": 0.5, "ps3_init": 0.0, "ps3_forward": 0.5},
+        ),
+        "dara": Sample(
+            "softmax over columns (axis 0) in a row-major layer",
+            code={"ps3_softmax_code": """\
+def softmax(X):
+    e = np.exp(X - X.max(axis=0))
+    return e / e.sum(axis=0)
+"""},
+            expect={"ps3_softmax": 0.0, "ps3_forward": 0.0},
+        ),
+        "emil": Sample(
+            "forgets W_o and scales by dims",
+            code={"ps3_layer_code": """\
+class SelfAttention:
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = np.random.randn(dims, dims)
+        self.W_k = np.random.randn(dims, dims)
+        self.W_v = np.random.randn(dims, dims)
+        self.W_o = np.random.randn(dims, dims)
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / self.dims) @ V
+"""},
+            expect={"ps3_forward": 0.0},
+        ),
+    },
 }
 
 

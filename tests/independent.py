@@ -116,3 +116,26 @@ def pinned_ps2() -> dict[str, tuple[np.ndarray, float]]:
         "X_prime_true_3dp": (full, 1e-3),  # UDL prints the answer to 3 decimals
         "X_prime_four_true": (multihead_einsum(X4, heads4, rng.normal(size=(8, 8))), 1e-8),
     }
+
+
+def layer_forward_loops(x, W_q, W_k, W_v, W_o):
+    """The exam's attention layer with explicit loops over tokens (rows)."""
+    n, dims = x.shape
+    Q, K, V = x @ W_q, x @ W_k, x @ W_v
+    out = np.zeros((n, dims))
+    for i in range(n):
+        weights = softmax_loop([Q[i] @ K[j] / math.sqrt(dims) for j in range(n)])
+        mixed = sum(weights[j] * V[j] for j in range(n))
+        out[i] = mixed @ W_o
+    return out
+
+
+def pinned_ps3() -> dict[str, tuple[np.ndarray, float]]:
+    np.random.seed(0)
+    W_q, W_k, W_v, W_o = (np.random.normal(size=(4, 4)) for _ in range(4))
+    x = np.random.random(size=(3, 4))
+    scores = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0]])
+    return {
+        "softmax_true": (softmax_axis_loop(scores, axis=1), 1e-8),
+        "forward_true": (layer_forward_loops(x, W_q, W_k, W_v, W_o), 1e-8),
+    }

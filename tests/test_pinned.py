@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RECOMPUTED = {
     "ps1_self_attention": independent.pinned_ps1,
     "ps2_multihead_attention": independent.pinned_ps2,
+    "ps3_attention_layer": independent.pinned_ps3,
 }
 
 
