@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from attnkit import course, grader, samples, sandbox
+from attnkit import course, grader, intake, samples, sandbox
 
 console = Console()
 
@@ -63,6 +63,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_intake(args: argparse.Namespace) -> int:
+    """Repair unreadable or misnamed submissions so that every one gets graded."""
+    folder = args.root / "submitted"
+    students = sorted(p.name for p in folder.iterdir() if (p / args.assignment).is_dir())
+    for student in students:
+        for repair in intake.prepare(args.root, args.assignment, student):
+            console.print(f"{student}/{args.assignment}/{repair.notebook}: {repair.reason}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="attnkit", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(),
@@ -74,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         func=cmd_release)
     sub.add_parser("demo", help="grade the bundled sample class end to end").set_defaults(
         func=cmd_demo)
+    take = sub.add_parser("intake", help="repair broken submissions before `nbgrader autograde`")
+    take.add_argument("assignment")
+    take.set_defaults(func=cmd_intake)
     autograde = sub.add_parser("autograde", help="grade submissions in parallel on Dask")
     grader.add_arguments(autograde)
     autograde.set_defaults(func=grader.main)

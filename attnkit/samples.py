@@ -177,6 +177,51 @@ class SelfAttention:
             expect={"ps3_forward": 0.0},
         ),
     },
+    "ps4_encoder_decoder_attention": {
+        "aisha": Sample("complete and correct"),
+        "ben": Sample("handed in the blank notebook", blank=True),
+        "chen": Sample(
+            "the worksheet's own answers: broadcast context vector, its dimension answers",
+            code={
+                "ps4_context_vector_code": """\
+def get_context_vector(attention_weights, hidden_encoder_matrix):
+    return sum(attention_weights * hidden_encoder_matrix)
+""",
+                "ps4_dimensions_code": """\
+head_W_shape = (3, 2)
+concat_shape = (4, 4)
+W_O_shape = (4, 4)
+""",
+            },
+            expect={"ps4_context_vector": 0.0, "ps4_dimensions": 1 / 3},
+        ),
+        "dara": Sample(
+            "splits heads with a reshape, scales by the token size instead of d_k",
+            code={
+                "ps4_split_heads_code": """\
+def split_heads(W, n):
+    return list(W.reshape(n, W.shape[0], W.shape[1] // n))
+""",
+                "ps4_single_query_code": """\
+def single_query_attention(query_token, tokens, W_Q, W_K, W_V):
+    q = query_token @ W_Q
+    K = tokens @ W_K
+    V = tokens @ W_V
+    weights = get_attention_weights(scale_scores(K @ q, tokens.shape[1]))
+    return weights, weights @ V
+""",
+            },
+            expect={"ps4_split_heads": 0.0, "ps4_single_query": 0.0},
+        ),
+        "emil": Sample(
+            "softmax without the max shift",
+            code={"ps4_attention_weights_code": """\
+def get_attention_weights(scores):
+    return np.exp(scores) / np.sum(np.exp(scores))
+"""},
+            expect={"ps4_attention_weights": 0.5, "ps4_single_query": 0.5},
+        ),
+    },
 }
 
 

@@ -139,3 +139,48 @@ def pinned_ps3() -> dict[str, tuple[np.ndarray, float]]:
         "softmax_true": (softmax_axis_loop(scores, axis=1), 1e-8),
         "forward_true": (layer_forward_loops(x, W_q, W_k, W_v, W_o), 1e-8),
     }
+
+
+def worksheet_data():
+    """The encoder-decoder worksheet's numbers, typed in again here."""
+    h_e = np.array([[0.64, -0.27, 0.89, -0.12], [-0.45, 0.33, 0.71, 0.08],
+                    [0.19, -0.94, 0.56, 0.37], [0.03, 0.85, -0.41, 0.76]])
+    h_d1 = np.array([0.45, 0.11, -0.88, 0.67])
+    W_Q = np.array([[0.12, -0.87, 0.33, 0.45], [0.76, 0.21, -0.34, 0.67],
+                    [-0.55, 0.18, 0.29, -0.73], [0.03, -0.99, 0.42, 0.11]])
+    W_V = np.array([[0.58, -0.13, 0.94, 0.22], [-0.31, 0.66, -0.74, 0.09],
+                    [0.45, 0.11, -0.88, 0.67], [-0.92, 0.37, 0.28, -0.50]])
+    tokens = np.array([[0.12, -0.87, 0.33, 0.45], [0.76, 0.21, -0.34, 0.67],
+                       [0.03, -0.99, 0.42, 0.11]])  # "this", "is", "translation"
+    return h_e, h_d1, W_Q, h_e.copy(), W_V, tokens
+
+
+def single_query_loops(q_token, tokens, W_Q, W_K, W_V):
+    d_k = W_K.shape[1]
+    q = [sum(q_token[i] * W_Q[i, j] for i in range(len(q_token))) for j in range(d_k)]
+    keys = [[sum(t[i] * W_K[i, j] for i in range(len(t))) for j in range(d_k)] for t in tokens]
+    values = [[sum(t[i] * W_V[i, j] for i in range(len(t))) for j in range(W_V.shape[1])]
+              for t in tokens]
+    weights = softmax_loop([math.fsum(a * b for a, b in zip(k, q)) / math.sqrt(d_k)
+                            for k in keys])
+    output = [math.fsum(w * v[j] for w, v in zip(weights, values))
+              for j in range(W_V.shape[1])]
+    return weights, np.array(output)
+
+
+def pinned_ps4() -> dict[str, tuple[np.ndarray, float]]:
+    h_e, h_d1, W_Q, W_K, W_V, tokens = worksheet_data()
+    scores = np.array([math.fsum(h * d for h, d in zip(row, h_d1)) for row in h_e])
+    scaled = scores / math.sqrt(4)
+    alpha = softmax_loop(scaled)
+    # The worksheet prints [0.0769, -0.0053, 0.3897, 0.4512] here: it multiplied each column j
+    # of h_e by alpha_j (broadcasting) instead of summing alpha_j * h_j over the tokens.
+    context = np.array([math.fsum(alpha[j] * h_e[j, i] for j in range(4)) for i in range(4)])
+    w_sq, out_sq = single_query_loops(tokens[1], tokens, W_Q, W_K, W_V)
+    w_3, out_3 = single_query_loops(tokens[1], tokens, W_Q[:, :3], W_K[:, :3], W_V[:, :3])
+    return {
+        "scores_true": (scores, 1e-8), "scaled_true": (scaled, 1e-8), "alpha_true": (alpha, 1e-8),
+        "context_true": (context, 1e-8), "weights_sq_true": (w_sq, 1e-8),
+        "output_sq_true": (out_sq, 1e-8), "weights_3_true": (w_3, 1e-8),
+        "output_3_true": (out_3, 1e-8),
+    }

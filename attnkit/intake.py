@@ -1,0 +1,115 @@
+"""Submission intake: make every submission gradable before nbgrader sees it.
+
+Stock ``nbgrader autograde`` gives up on a notebook that is not valid JSON,
+not UTF-8, empty or misnamed, and records no grade for it. Intake repairs
+what it can (decodes other encodings, upgrades old nbformat versions, finds
+a renamed notebook by its cell ids) and otherwise substitutes the blank
+release, so the student still gets a grade row and feedback that says why.
+The student's original bytes are kept in ``.attnkit-original/``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+ORIGINALS = ".attnkit-original"
+NOTE = "attnkit_intake_note"
+
+
+@dataclass(frozen=True)
+class Repair:
+    notebook: str
+    reason: str
+
+
+def _grade_ids(nb: nbformat.NotebookNode) -> set[str]:
+    return {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells} - {None}
+
+
+def _read(raw: bytes) -> tuple[nbformat.NotebookNode | None, str | None]:
+    """Parse notebook bytes; returns (notebook, problem) with at most one of them None."""
+    if not raw.strip():
+        return None, "the file is empty"
+    try:
+        text, problem = raw.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        text = raw.decode("latin-1")
+        problem = f"the file is not UTF-8 text ({error.reason} at byte {error.start}); " \
+                  "it was read as Latin-1"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"the file is not a valid notebook: JSON error at line {error.lineno}, " \
+                     f"column {error.colno}: {error.msg}"
+    try:
+        nb = nbformat.reads(json.dumps(data), as_version=nbformat.NO_CONVERT)
+        version = nb.get("nbformat", 4)
+        nb = nbformat.convert(nb, 4)
+        nbformat.validate(nb)
+    except Exception as error:  # noqa: BLE001 - any malformed notebook is a problem to report
+        return None, f"the file is not a valid notebook: {str(error).splitlines()[0][:200]}"
+    if version < 4:
+        problem = (problem + "; " if problem else "") + \
+            f"it used notebook format {version} and was upgraded to format 4"
+    return nb, problem
+
+
+def _with_note(nb: nbformat.NotebookNode, reason: str) -> nbformat.NotebookNode:
+    note = nbformat.v4.new_markdown_cell(
+        f"**Grading note.** {reason}", metadata={NOTE: True})
+    nb.cells.insert(0, note)
+    return nb
+
+
+def prepare(root: Path, assignment: str, student: str) -> list[Repair]:
+    """Repair one student's submission in place; returns what was repaired and why."""
+    folder = root / "submitted" / student / assignment
+    repairs: list[Repair] = []
+    for release in sorted((root / "release" / assignment).glob("*.ipynb")):
+        target = folder / release.name
+        expected = _grade_ids(nbformat.read(release, as_version=4))
+        reason, nb = None, None
+        if not target.exists():
+            renamed = _find_renamed(folder, expected, exclude=release.name)
+            if renamed is None:
+                reason = f"no notebook named {release.name} was submitted"
+            else:
+                nb, problem = _read(renamed.read_bytes())
+                reason = f"the notebook was submitted as {renamed.name} instead of " \
+                         f"{release.name}" + (f"; {problem}" if problem else "")
+                _keep_original(folder, renamed)
+        else:
+            nb, reason = _read(target.read_bytes())
+            if reason:
+                _keep_original(folder, target)
+        if reason is None:
+            continue
+        if nb is None:
+            reason += ". It was graded as the blank release notebook."
+            nb = nbformat.read(release, as_version=4)
+        nbformat.write(_with_note(nb, reason), target)
+        repairs.append(Repair(release.name, reason))
+    return repairs
+
+
+def _find_renamed(folder: Path, expected: set[str], exclude: str) -> Path | None:
+    """The one submitted notebook that carries this notebook's cell ids."""
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        nb, _ = _read(path.read_bytes())
+        if path.name != exclude and nb is not None and _grade_ids(nb) & expected:
+            return path
+    return None
+
+
+def _keep_original(folder: Path, path: Path) -> None:
+    keep = folder / ORIGINALS
+    keep.mkdir(exist_ok=True)
+    if not (keep / path.name).exists():
+        shutil.copy2(path, keep / path.name)
+    if path.suffix == ".ipynb" and path.parent == folder:
+        path.unlink()
