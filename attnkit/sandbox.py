@@ -5,10 +5,11 @@
 
     prlimit <limits> -- setpriv --reuid=U ... -- bwrap <namespaces and binds> -- python ...
 
-The kernel sees read-only ``/usr``, ``/etc`` and the environment, a private copy
-of ``attnkit``'s kernel-side modules (``probe``, ``cases``), a scratch copy of
-its working directory, a private ``/tmp``, and no network. The client must use
-ZMQ ipc transport: the sockets live in a per-kernel directory bound into the
+The kernel sees read-only ``/usr``, ``/etc`` and the Python environment
+(``sys.prefix``), a private copy of ``attnkit``'s kernel-side modules (``probe``,
+``cases``), a scratch copy of the ``cwd`` it was started with (an empty dir if
+none) as ``/home/student``, a private ``/tmp``, and no network. The client must
+use ZMQ ipc transport: the sockets live in a per-kernel directory bound into the
 sandbox. Each running kernel holds its own uid from a range, so the process
 limit of one kernel cannot starve another.
 """
@@ -83,12 +84,29 @@ def check_sandbox() -> str | None:
     return None
 
 
+def _process_uids() -> set[int]:
+    """Real uids of all processes, zombies included (what RLIMIT_NPROC counts)."""
+    uids = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                uids.update(int(line.split()[1]) for line in status if line.startswith("Uid:"))
+        except OSError:  # the process has gone
+            continue
+    return uids
+
+
 class UidLease:
-    """An exclusive claim on one sandbox uid: an flock held until ``release``."""
+    """An exclusive claim on one sandbox uid: an flock held until ``release``.
+
+    Unlocked uids that still own processes (a killed fork bomb takes a moment to
+    be reaped) are skipped, so a new kernel never inherits a full process count.
+    """
 
     def __init__(self, lock_dir: str, uids: range) -> None:
         _ensure_private_dir(Path(lock_dir))
-        for uid in uids:
+        busy = _process_uids()
+        for uid in (uid for uid in uids if uid not in busy):
             fd = os.open(Path(lock_dir) / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW,
                          0o600)
             try:
@@ -134,25 +152,28 @@ def _copy_tree(src: Path, dst: Path, uid: int, budget: list[int]) -> None:
 
 
 class Box:
-    """One kernel's host-side directory: scratch work dir, socket dir, connection file, lib."""
+    """One kernel's host-side dir: ipc sockets and connection file (always); scratch copy
+    of the working dir and private kernel modules (sandboxed kernels only)."""
 
-    def __init__(self, cwd: str, uid: int, copy_limit: int) -> None:
+    def __init__(self) -> None:
         self.root = Path(os.path.realpath(tempfile.mkdtemp(prefix="attnkit-k-")))
-        self.root.chmod(0o711)  # the sandbox uid may traverse, not list
-        self.uid = uid
+        self.root.chmod(0o711)  # a sandbox uid may traverse, not list
         self.work, self.sockets, self.lib = (self.root / n for n in ("work", "sock", "lib"))
         self.connection_file = self.root / "kernel.json"
-        try:
+        self.sockets.mkdir(mode=0o700)
+
+    def fill(self, cwd: str | None, uid: int, copy_limit: int) -> None:
+        """Hand the socket dir to ``uid``; copy the working dir (if any) and kernel modules."""
+        os.chown(self.sockets, uid, uid)
+        if cwd is None:  # never copy the grader's own cwd (it may be the course root)
+            self.work.mkdir(mode=0o700)
+            os.chown(self.work, uid, uid)
+        else:
             _copy_tree(Path(cwd), self.work, uid, [copy_limit])
-            self.sockets.mkdir(mode=0o700)
-            os.chown(self.sockets, uid, uid)
-            package = self.lib / "attnkit"
-            package.mkdir(parents=True)
-            for name in KERNEL_MODULES:
-                shutil.copyfile(Path(__file__).with_name(name), package / name)
-        except BaseException:
-            self.remove()
-            raise
+        package = self.lib / "attnkit"
+        package.mkdir(parents=True)
+        for name in KERNEL_MODULES:
+            shutil.copyfile(Path(__file__).with_name(name), package / name)
 
     def binds(self) -> list[str]:
         """bwrap arguments that mount this box into the sandbox."""
@@ -212,33 +233,45 @@ class SandboxProvisioner(LocalProvisioner):
         raise RuntimeError(f"Cannot sandbox the kernel: {problem}. {OPT_OUT_HINT}")
 
     async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
-        if not self._use_sandbox():
-            return await super().pre_launch(**kwargs)
         km = self.parent
-        if km.transport != "ipc":
-            raise RuntimeError('Sandboxed kernels need ZMQ ipc transport: set '
-                               'c.KernelManager.transport = "ipc" (or transport="ipc").')
-        if self._box is None:  # a restart keeps its uid, scratch dir and sockets
-            self._lease = UidLease(self.lock_dir, range(self.uid_min, self.uid_max + 1))
-            try:
-                self._box = Box(kwargs.get("cwd") or os.getcwd(), self._lease.uid,
-                                self.work_copy_limit)
-            except BaseException:
-                self._lease.release()
-                raise
-            km.connection_file = str(self._box.connection_file)
-            km.ip = str(self._box.sockets / "k")
+        if self._box is None:  # a restart keeps its uid, dirs and sockets
+            sandboxed = self._use_sandbox()
+            if sandboxed and km.transport != "ipc":
+                raise RuntimeError('Sandboxed kernels need ZMQ ipc transport: set '
+                                   'c.KernelManager.transport = "ipc" (or transport="ipc").')
+            if km.transport == "ipc":
+                self._start_box(kwargs.get("cwd"), sandboxed)
         kwargs = await super().pre_launch(**kwargs)
-        os.chown(self._box.connection_file, self._box.uid, self._box.uid)
+        if self._lease is None:
+            return kwargs
+        assert self._box is not None
+        os.chown(self._box.connection_file, self._lease.uid, self._lease.uid)
         kwargs["cmd"] = self._wrap(kwargs["cmd"], kwargs["env"])
         kwargs["env"] = {"PATH": os.defpath}
         kwargs["cwd"] = str(self._box.work)
         return kwargs
 
+    def _start_box(self, cwd: str | None, sandboxed: bool) -> None:
+        """Create the kernel's private dir (and claim a uid); point the ipc sockets there."""
+        box = Box()
+        try:
+            if sandboxed:
+                self._lease = UidLease(self.lock_dir, range(self.uid_min, self.uid_max + 1))
+                box.fill(cwd, self._lease.uid, self.work_copy_limit)
+        except BaseException:
+            box.remove()
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
+            raise
+        self._box = box
+        self.parent.connection_file = str(box.connection_file)
+        self.parent.ip = str(box.sockets / "k")
+
     def _wrap(self, cmd: list[str], parent_env: Mapping[str, str]) -> list[str]:
         """The kernel command wrapped in limits, a uid switch and bubblewrap."""
-        assert self._box is not None
-        uid = self._box.uid
+        assert self._box is not None and self._lease is not None
+        uid = self._lease.uid
         limits = [_tool("prlimit"), f"--cpu={self.cpu_limit}", f"--as={self.memory_limit}",
                   f"--fsize={self.file_size_limit}", f"--nproc={self.process_limit}", "--"]
         drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
@@ -249,10 +282,14 @@ class SandboxProvisioner(LocalProvisioner):
 
     async def cleanup(self, restart: bool = False) -> None:
         await super().cleanup(restart=restart)
-        if not restart and self._box is not None and self._lease is not None:
+        if restart:
+            return
+        if self._box is not None:
             self._box.remove()
+            self._box = None
+        if self._lease is not None:
             self._lease.release()
-            self._box = self._lease = None
+            self._lease = None
 
 
 def install_kernelspec(prefix: str = sys.prefix, *, name: str = KERNEL_NAME,

@@ -33,18 +33,21 @@ def test_release_matches_generate_assignment(course: Path) -> None:
             f"release/{name} is out of date with source/: run `make release` and commit it")
 
 
+REGION = re.compile(r"### BEGIN (?:SOLUTION|HIDDEN TESTS)\n(.*?)### END[^\n]*", re.DOTALL)
+
+
 def solution_lines(master: Path) -> set[str]:
-    """Distinctive lines of the master's solutions and hidden tests."""
-    lines = set()
+    """Distinctive lines that only the master's solutions and hidden tests contain."""
+    secret, public = set(), set()
     for cell in nbformat.read(master, as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        regions = re.findall(r"### BEGIN (?:SOLUTION|HIDDEN TESTS)\n(.*?)### END", cell.source,
-                             re.DOTALL)
-        if meta.get("solution") and cell.cell_type == "markdown":
+        regions = REGION.findall(cell.source)
+        if cell.metadata.get("nbgrader", {}).get("solution") and cell.cell_type == "markdown":
             regions.append(SOLUTION.sub("", cell.source))
+        else:
+            public |= {line.strip() for line in REGION.sub("", cell.source).splitlines()}
         for region in regions:
-            lines |= {line.strip() for line in region.splitlines() if len(line.strip()) > 12}
-    return lines
+            secret |= {line.strip() for line in region.splitlines() if len(line.strip()) > 12}
+    return secret - public
 
 
 @pytest.mark.parametrize("master", sorted(ROOT.glob("source/*/*.ipynb")), ids=lambda p: p.stem)

@@ -5,15 +5,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client import AsyncKernelManager, BlockingKernelClient, KernelManager
+from jupyter_client import BlockingKernelClient, KernelManager
 from nbclient import NotebookClient
 from traitlets.config import Config
 
@@ -76,9 +79,11 @@ def value(kc: BlockingKernelClient, expr: str) -> object:
 
 
 @contextlib.contextmanager
-def kernel(cwd: Path, name: str = KERNEL_NAME, config: Config | None = None
-           ) -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
-    km = KernelManager(kernel_name=name, transport="ipc", config=config or Config())
+def kernel(cwd: Path, name: str = KERNEL_NAME, config: Config | None = None,
+           connection_file: str = "") -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
+    """A started kernel over ipc (a plain kernel needs an absolute ``connection_file``)."""
+    km = KernelManager(kernel_name=name, transport="ipc", config=config or Config(),
+                       connection_file=connection_file)
     km.start_kernel(cwd=str(cwd))
     kc = km.client()
     kc.start_channels()
@@ -138,8 +143,10 @@ def test_no_network(box: BlockingKernelClient) -> None:
 def test_filesystem(box: BlockingKernelClient, submission: Path) -> None:
     assert value(box, "open('data.txt').read()") == "student data"
     assert value(box, "sorted(os.listdir('.'))") == [".ipython", "data.txt", "leak.py"]
-    for path in (REPO / "source", REPO, "/root", submission, "/work"):
+    for path in (REPO / "source", "/root", submission):
         assert value(box, f"fails(lambda: os.listdir({str(path)!r}))") is not None, path
+    # the repo root exists only as the mount point of the bound environment
+    assert value(box, f"os.listdir({str(REPO)!r})") == [Path(sys.prefix).name]
     for path in (REPO / "gradebook.db", REPO / "attnkit/reference.py", "leak.py", "/etc/shadow"):
         assert value(box, f"fails(lambda: open({str(path)!r}).read())") is not None, path
     for path in ("/x", "/home/x", "/usr/x", "/etc/x", "/dev/x", "/opt/attnkit/x",
@@ -174,20 +181,24 @@ print(json.dumps([error, len(pids)]))
 
 def test_fork_bomb_is_contained(specs: Path, submission: Path) -> None:
     with kernel(submission) as (_, bomb):
+        bomb_uid = value(bomb, "os.getuid()")
         error, forked = json.loads(run(bomb, BOMB).splitlines()[-1])
         assert error == "BlockingIOError" and forked < 256
         with kernel(submission) as (_, neighbour):
             out = run(neighbour, "import subprocess\nprint(subprocess.run(['echo', 'ok'], "
                                  "capture_output=True, text=True).stdout)")
             assert out.strip() == "ok"
-            assert value(neighbour, "os.getuid()") != value(bomb, "os.getuid()")
+            assert value(neighbour, "os.getuid()") != bomb_uid
+    with kernel(submission) as (_, after):  # the bomb's children may not be reaped yet
+        assert value(after, "__import__('subprocess').run(['true']).returncode") == 0
 
 
 def test_timeout_interrupts_and_kernel_survives(specs: Path, submission: Path) -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in
                                          ("x = 41", "while True:\n    pass", "print(x + 1)")])
-    km = AsyncKernelManager(kernel_name=KERNEL_NAME, transport="ipc")
-    client = NotebookClient(nb, km=km, timeout=3, interrupt_on_timeout=True, allow_errors=True,
+    config = Config({"KernelManager": {"transport": "ipc"}})  # as nbgrader_config.py sets it
+    client = NotebookClient(nb, kernel_name=KERNEL_NAME, config=config, timeout=3,
+                            interrupt_on_timeout=True, allow_errors=True,
                             resources={"metadata": {"path": str(submission)}})
     client.execute()
     assert nb.cells[1].outputs[-1].output_type == "error"
@@ -214,17 +225,63 @@ def test_tcp_transport_is_refused(specs: Path, submission: Path) -> None:
         km.start_kernel(cwd=str(submission))
 
 
-def startup_seconds(name: str, cwd: Path) -> float:
+AS_NOBODY = """
+import logging, sys
+from jupyter_client import KernelManager
+logging.basicConfig()
+km = KernelManager(kernel_name="attnkit-sandbox", transport="ipc")
+try:
+    km.start_kernel(cwd="/")
+except RuntimeError as error:
+    sys.exit(str(error))
+kc = km.client()
+kc.start_channels()
+kc.wait_for_ready(timeout=30)
+print(kc.execute_interactive("import os; assert os.getuid() == 65534")["content"]["status"])
+km.shutdown_kernel(now=True)
+"""
+
+
+def test_refuses_without_sandbox_unless_opted_out() -> None:
+    """A non-root grader cannot sandbox: refused, or a plain kernel with ATTNKIT_UNSANDBOXED=1."""
+    prefix = Path(tempfile.mkdtemp())
+    try:
+        prefix.chmod(0o755)
+        install_kernelspec(str(prefix))
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+               sys.executable, "-c", AS_NOBODY]
+        env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent",
+               "JUPYTER_PATH": str(prefix / "share" / "jupyter")}
+        refused = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+        assert refused.returncode != 0 and "started by root" in refused.stderr
+        assert "ATTNKIT_UNSANDBOXED=1" in refused.stderr
+        plain = subprocess.run(cmd, env={**env, "ATTNKIT_UNSANDBOXED": "1"}, capture_output=True,
+                               text=True, timeout=60)
+        assert plain.stdout.strip() == "ok", plain.stderr
+        assert "WITHOUT a sandbox" in plain.stderr
+    finally:
+        shutil.rmtree(prefix)
+
+
+def test_check_reports_missing_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert "bwrap" in (check_sandbox() or "")
+
+
+def startup_seconds(cwd: Path, name: str, connection_file: str = "") -> float:
+    """Seconds from start_kernel to the first execute reply, shutdown excluded."""
     start = time.perf_counter()
-    with kernel(cwd, name) as (_, kc):
+    with kernel(cwd, name, connection_file=connection_file) as (_, kc):
         run(kc, "pass")
         return time.perf_counter() - start
 
 
-def test_start_overhead(specs: Path, submission: Path, capsys: pytest.CaptureFixture) -> None:
+def test_start_overhead(specs: Path, submission: Path, tmp_path: Path,
+                        capsys: pytest.CaptureFixture) -> None:
     rounds = 3
-    plain = sum(startup_seconds("python3", submission) for _ in range(rounds)) / rounds
-    boxed = sum(startup_seconds(KERNEL_NAME, submission) for _ in range(rounds)) / rounds
+    plain = sum(startup_seconds(submission, "python3", str(tmp_path / f"plain-{i}.json"))
+                for i in range(rounds)) / rounds
+    boxed = sum(startup_seconds(submission, KERNEL_NAME) for _ in range(rounds)) / rounds
     with capsys.disabled():
         print(f"\nkernel start to first reply: plain {plain:.3f} s, sandboxed {boxed:.3f} s, "
               f"overhead {boxed - plain:+.3f} s")
