@@ -10,9 +10,13 @@ from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
     ClearHiddenTests,
+    ClearOutput,
+    DeduplicateIds,
     GetGrades,
     IgnorePattern,
     LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
     SaveAutoGrades,
 )
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
@@ -20,6 +24,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from attnkit.preprocessors import (
     AddMarkSchemes,
     ClearMarkSchemes,
+    DropEmptyGradeMetadata,
     JudgeProbes,
     ResilientExecute,
 )
@@ -47,6 +52,14 @@ c.KernelManager.transport = "ipc"
 c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    DropEmptyGradeMetadata,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
+]
 c.Autograde.autograde_preprocessors = [
     ResilientExecute,
     JudgeProbes,

@@ -342,12 +342,19 @@ def ps4_single_query_cases(seed: int) -> list[Case]:
     cases = [Case("worksheet: query 'is'", {"query_token": w["tokens"][1], "tokens": w["tokens"],
                                             "W_Q": w["W_Q"], "W_K": w["W_K"], "W_V": w["W_V"]},
                   pinned=True)]
-    for T, d, dk, scale in ((5, 4, 3, 1.0), (2, 6, 4, 1.0), (4, 3, 5, 1.0), (6, 4, 4, 60.0)):
-        tokens = scale * rng.normal(size=(T, d))
-        cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}",
-                          {"query_token": tokens[rng.integers(T)], "tokens": tokens,
-                           "W_Q": rng.normal(size=(d, dk)), "W_K": rng.normal(size=(d, dk)),
-                           "W_V": rng.normal(size=(d, dk))}, large=scale > 1))
+    for T, d, dk, large in ((5, 4, 3, False), (2, 6, 4, False), (4, 3, 5, False), (6, 4, 4, True)):
+        tokens = rng.normal(size=(T, d))
+        query = tokens[rng.integers(T)]
+        W_Q, W_K, W_V = (rng.normal(size=(d, dk)) for _ in range(3))
+        if large:  # rescale so the largest scaled score is 2000: a naive np.exp overflows
+            scores = tokens @ W_K @ (query @ W_Q) / np.sqrt(dk)
+            if scores.max() <= 0:
+                W_Q, scores = -W_Q, -scores
+            factor = np.sqrt(2000 / scores.max())
+            tokens, query = factor * tokens, factor * query
+        cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}" + (" large logits" if large else ""),
+                          {"query_token": query, "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
+                           "W_V": W_V}, large=large))
     return cases
 
 

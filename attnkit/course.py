@@ -10,8 +10,8 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
-from traitlets.config import Config, PyFileConfigLoader
 from tqdm import tqdm
+from traitlets.config import Config, PyFileConfigLoader
 
 
 def load_config(root: Path) -> Config:

@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
@@ -28,6 +28,10 @@ from attnkit.markschemes import MARK_SCHEMES
 from attnkit.probe import MIME, SEED_ENV
 
 KERNEL_DIED = "KernelDied"
+CRASHED = ("this cell crashed the Python kernel (for example os._exit, a segfault or running out "
+           "of memory); the cells after it were run in a new kernel")
+UNRESPONSIVE = ("this cell ran past the time limit and the kernel did not respond to an interrupt; "
+                "the cells after it were run in a new kernel")
 VERDICT = "attnkit"  # cell metadata key of a hidden check's verdict in autograded notebooks
 
 
@@ -44,6 +48,16 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
                       "traceback": [f"{ename}: {evalue}"]})
 
 
+def describe_error(output: NotebookNode) -> str:
+    """One plain line for an error a test cell raised in the kernel (no traceback)."""
+    if output.ename == "CellTimeoutError":
+        return ("this cell did not finish within the time limit and was stopped "
+                "(an infinite loop, or a very slow computation?)")
+    if output.ename == KERNEL_DIED:
+        return output.evalue
+    return f"visible test: {output.ename}: {output.evalue}"
+
+
 class ResilientExecute(Execute):
     """nbgrader's Execute, with a grading seed and recovery from kernel death."""
 
@@ -55,17 +69,19 @@ class ResilientExecute(Execute):
         seed = grading_seed(resources, self.seed_salt)
         resources.setdefault("attnkit", {})["seed"] = seed
         os.environ[SEED_ENV] = str(seed)
-        self._crashed: dict[int, str] = {}
+        self._crashed: dict[int, str] = {}  # cell index -> why it was skipped
         self._ipc_dirs: list[str] = []
         while True:
             try:
                 return super().preprocess(nb, resources, km=km)
-            except DeadKernelError as error:
+            except (DeadKernelError, CellTimeoutError) as error:
                 index = self._running
                 if index is None or len(self._crashed) >= self.max_kernel_deaths:
                     raise
-                self._crashed[index] = str(error) or "the kernel died"
-                self.log.warning("Kernel died in cell %d; replaying without it", index)
+                self._crashed[index] = (UNRESPONSIVE if isinstance(error, CellTimeoutError)
+                                        else CRASHED)
+                self.log.warning("Kernel lost in cell %d (%s); replaying without it",
+                                 index, type(error).__name__)
                 for cell in nb.cells:
                     if cell.cell_type == "code":
                         cell.outputs = []
@@ -87,9 +103,7 @@ class ResilientExecute(Execute):
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
         if index in self._crashed:
-            cell.outputs = [error_output(KERNEL_DIED, "this cell crashed the Python kernel "
-                                         "(for example os._exit, a segfault or running out of "
-                                         "memory); the cells after it were run in a new kernel")]
+            cell.outputs = [error_output(KERNEL_DIED, self._crashed[index])]
             return cell, resources
         self._running = index
         result = super().preprocess_cell(cell, resources, index)
@@ -125,7 +139,7 @@ class JudgeProbes(NbGraderPreprocessor):
                  if (o.output_type == "stream" and o.name == "stdout")
                  or (o.output_type == "display_data" and "image/png" in o.get("data", {}))]
         notes += [from_dict({"output_type": "stream", "name": "stdout",
-                             "text": f"visible test: {o.ename}: {o.evalue}\n"})
+                             "text": f"{describe_error(o)}\n"})
                   for o in cell.outputs if o.output_type == "error"]
         points = f"{verdict.score:g}/{verdict.points:g}"
         if verdict.full:
@@ -168,4 +182,18 @@ class ClearMarkSchemes(NbGraderPreprocessor):
 
     def preprocess(self, nb: NotebookNode, resources: dict):
         nb.cells = [c for c in nb.cells if not c.metadata.get(MARK_SCHEME)]
+        return nb, resources
+
+
+class DropEmptyGradeMetadata(NbGraderPreprocessor):
+    """Remove the empty ``nbgrader`` metadata DeduplicateIds leaves on duplicated cells.
+
+    nbgrader 0.9's OverwriteCells (with ``add_missing_cells``) fails with a KeyError on
+    them, which would drop the whole submission.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader") == {}:
+                del cell.metadata["nbgrader"]
         return nb, resources

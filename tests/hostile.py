@@ -22,6 +22,7 @@ NB = f"{A}.ipynb"
 ALL = ["ps1_softmax", "ps1_self_attention_loop", "ps1_softmax_cols", "ps1_self_attention",
        "ps1_scaled_attention", "ps1_equivariance"]
 ATTENTION = ["ps1_self_attention", "ps1_scaled_attention"]
+SOFTMAX = ["ps1_softmax", "ps1_self_attention_loop"]  # the loop calls the student's softmax
 BLANK_SOFTMAX = "def softmax(items_in):\n    raise NotImplementedError()\n"
 
 
@@ -69,15 +70,16 @@ def _write(nb, folder: Path, name: str = NB, data: bytes | None = None) -> None:
 
 SUITE: list[Hostile] = [
     Hostile("h01_edit_test", "edits the softmax test cell to print 'all tests passed'",
-            ["ps1_softmax"], code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_edit_test),
-    Hostile("h02_delete_test", "deletes the softmax test cell", ["ps1_softmax"],
+            SOFTMAX, code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_edit_test),
+    Hostile("h02_delete_test", "deletes the softmax test cell", SOFTMAX,
             code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_delete_test),
-    Hostile("h03_retype_test", "turns the softmax test cell into markdown", ["ps1_softmax"],
+    Hostile("h03_retype_test", "turns the softmax test cell into markdown", SOFTMAX,
             code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_retype_test),
     Hostile("h04_duplicate_test", "adds a copy of the test cell (same metadata) that passes",
-            ["ps1_softmax"], code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_duplicate),
+            SOFTMAX, code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_duplicate),
+    # the patched np.allclose also breaks the student's own check_equivariance
     Hostile("h05_patch_numpy", "patches np.allclose, np.testing and np.isfinite",
-            ["ps1_softmax"], code={"ps1_softmax_code": """\
+            [*SOFTMAX, "ps1_equivariance"], code={"ps1_softmax_code": """\
 np.allclose = lambda *a, **k: True
 np.isclose = lambda *a, **k: True
 np.isfinite = lambda *a, **k: np.array(True)
@@ -87,7 +89,7 @@ def softmax(items_in):
     return np.ones(len(items_in)) / len(items_in)
 """}),
     Hostile("h06_patch_builtins", "patches builtins (all, isinstance, AssertionError)",
-            ["ps1_softmax"], code={"ps1_softmax_code": """\
+            SOFTMAX, code={"ps1_softmax_code": """\
 import builtins
 builtins.all = lambda *a: True
 builtins.AssertionError = type("AssertionError", (Exception,), {})
@@ -96,7 +98,7 @@ builtins.isinstance = lambda *a: True
 def softmax(items_in):
     return np.zeros(len(items_in))
 """}),
-    Hostile("h07_always_equal", "returns an object whose __eq__ is always true", ["ps1_softmax"],
+    Hostile("h07_always_equal", "returns an object whose __eq__ is always true", SOFTMAX,
             code={"ps1_softmax_code": """\
 class Anything(np.ndarray):
     def __eq__(self, other):
@@ -115,7 +117,7 @@ def softmax(items_in):
     return Liar()
 """}),
     Hostile("h08_silence_tracebacks", "replaces showtraceback so errors print nothing",
-            ["ps1_softmax"], code={"ps1_softmax_code": """\
+            SOFTMAX, code={"ps1_softmax_code": """\
 ip = get_ipython()
 ip.showtraceback = lambda *a, **k: None
 ip.showsyntaxerror = lambda *a, **k: None
@@ -123,7 +125,7 @@ ip.showsyntaxerror = lambda *a, **k: None
 def softmax(items_in):
     raise ValueError("wrong")
 """}),
-    Hostile("h09_fake_output", "prints a fake 'hidden check passed' verdict", ["ps1_softmax"],
+    Hostile("h09_fake_output", "prints a fake 'hidden check passed' verdict", SOFTMAX,
             code={"ps1_softmax_code": """\
 print("hidden check passed (1/1): correct on all 4 cases")
 
@@ -132,7 +134,7 @@ def softmax(items_in):
     return np.array([0.09003057, 0.24472847, 0.66524096])
 """}),
     Hostile("h10_write_gradebook", "tries to write full marks into gradebook.db",
-            ["ps1_softmax"], code={"ps1_softmax_code": """\
+            SOFTMAX, code={"ps1_softmax_code": """\
 import glob, os, sqlite3
 for path in glob.glob("/**/gradebook.db", recursive=True) + ["../../../gradebook.db"]:
     try:
@@ -146,8 +148,9 @@ for path in glob.glob("/**/gradebook.db", recursive=True) + ["../../../gradebook
 def softmax(items_in):
     raise NotImplementedError()
 """}),
+    # the fake probe reports for every later check too, so every check scores nothing
     Hostile("h11_fake_probe", "replaces attnkit.probe with a module reporting made-up outputs",
-            ["ps1_softmax"], code={"ps1_softmax_code": """\
+            ALL, code={"ps1_softmax_code": """\
 import sys, types, base64
 from IPython.display import display
 fake = types.ModuleType("attnkit.probe")
@@ -163,13 +166,13 @@ sys.modules["attnkit.probe"] = fake
 def softmax(items_in):
     return np.array([0.09003057, 0.24472847, 0.66524096])
 """}),
-    Hostile("h12_hard_coded", "returns the notebook's pinned answers", ["ps1_softmax"],
+    Hostile("h12_hard_coded", "returns the notebook's pinned answers", SOFTMAX,
             code={"ps1_softmax_code": """\
 def softmax(items_in):
     return np.array([0.09003057, 0.24472847, 0.66524096])
 """}),
     Hostile("h13_read_source", "tries to read the master notebook and other students' work",
-            ["ps1_softmax"], code={"ps1_softmax_code": """\
+            SOFTMAX, code={"ps1_softmax_code": """\
 import glob
 for pattern in ["/work/**/source/**/*.ipynb", "../../../source/**/*.ipynb",
                 "../../*/ps1_self_attention/*.ipynb", "/root/*"]:
@@ -185,7 +188,7 @@ def softmax(items_in):
     raise NotImplementedError()
 """}),
     Hostile("h14_infinite_loop", "self_attention_loop never returns",
-            ["ps1_self_attention_loop"], reason="stopped before case",
+            ["ps1_self_attention_loop"], reason="time limit",
             code={"ps1_loop_code": """\
 def self_attention_loop(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     while True:
@@ -198,7 +201,8 @@ hoard = []
 while True:
     hoard.append(np.ones(10**8))
 """}),
-    Hostile("h16_fork_bomb", "forks until the process limit stops it", [], code={
+    Hostile("h16_fork_bomb", "forks until the process limit stops it", ["ps1_equivariance"],
+            reason="can't start new thread", code={
         "ps1_equivariance_code": """\
 import os, time
 children = 0
@@ -229,9 +233,9 @@ sys.exit()
     Hostile("h19_segfault", "segfaults the kernel in the scaled attention cell",
             ["ps1_scaled_attention"], reason="crashed the Python kernel",
             code={"ps1_scaled_code": "import ctypes\nctypes.string_at(0)\n"}),
-    Hostile("h20_huge_output", "prints a million lines", [], code={"ps1_softmax_code": """\
-for i in range(10**6):
-    print("spam", i)
+    Hostile("h20_huge_output", "prints two million lines at once", [], code={
+        "ps1_softmax_code": """\
+print("spam\n" * 2_000_000)
 
 def softmax(items_in):
     z = np.asarray(items_in, dtype=float).ravel()
@@ -254,7 +258,7 @@ def softmax(items_in):
                 nbformat.convert(nb, 3), version=3).encode())),
     Hostile("h26_latin1", "hands in Latin-1 text (not UTF-8)", [], reason="not UTF-8",
             raw=lambda nb, d: _write(nb, d, data=nbformat.writes(_accented(nb)).encode(
-                "latin-1"))),
+                "latin-1", errors="replace"))),
     Hostile("h27_honest", "an honest, complete submission graded alongside", []),
 ]
 

@@ -161,16 +161,16 @@ def single_query_loops(q_token, tokens, W_Q, W_K, W_V):
     keys = [[sum(t[i] * W_K[i, j] for i in range(len(t))) for j in range(d_k)] for t in tokens]
     values = [[sum(t[i] * W_V[i, j] for i in range(len(t))) for j in range(W_V.shape[1])]
               for t in tokens]
-    weights = softmax_loop([math.fsum(a * b for a, b in zip(k, q)) / math.sqrt(d_k)
+    weights = softmax_loop([math.fsum(a * b for a, b in zip(k, q, strict=True)) / math.sqrt(d_k)
                             for k in keys])
-    output = [math.fsum(w * v[j] for w, v in zip(weights, values))
+    output = [math.fsum(w * v[j] for w, v in zip(weights, values, strict=True))
               for j in range(W_V.shape[1])]
     return weights, np.array(output)
 
 
 def pinned_ps4() -> dict[str, tuple[np.ndarray, float]]:
     h_e, h_d1, W_Q, W_K, W_V, tokens = worksheet_data()
-    scores = np.array([math.fsum(h * d for h, d in zip(row, h_d1)) for row in h_e])
+    scores = np.array([math.fsum(h * d for h, d in zip(row, h_d1, strict=True)) for row in h_e])
     scaled = scores / math.sqrt(4)
     alpha = softmax_loop(scaled)
     # The worksheet prints [0.0769, -0.0053, 0.3897, 0.4512] here: it multiplied each column j

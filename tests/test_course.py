@@ -65,3 +65,16 @@ def test_feedback_and_export_written(graded: Path) -> None:
     rows = list(csv.DictReader((graded / "grades.csv").open()))
     assert {(r["assignment"], r["student_id"]) for r in rows} >= {
         (a, s) for a, students in SAMPLES.items() for s in students}
+
+
+def test_config_loads_with_the_kits_preprocessors() -> None:
+    """nbgrader only logs a broken config and grades without it: fail loudly here instead."""
+    from conftest import ROOT
+
+    from attnkit.preprocessors import JudgeProbes, ResilientExecute
+
+    config = kit_course.load_config(ROOT)
+    pipeline = config.Autograde.autograde_preprocessors
+    assert pipeline.index(ResilientExecute) < pipeline.index(JudgeProbes)
+    assert config.KernelManager.transport == "ipc"
+    assert config.OverwriteCells.add_missing_cells is True

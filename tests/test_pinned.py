@@ -5,11 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import independent
 import nbformat
 import numpy as np
 import pytest
-
-import independent
 
 ROOT = Path(__file__).resolve().parents[1]
 RECOMPUTED = {

@@ -1,4 +1,4 @@
-"""release/ is exactly what ``nbgrader generate_assignment`` makes from source/, and leaks nothing."""
+"""release/ is what ``nbgrader generate_assignment`` makes from source/, and leaks nothing."""
 
 from __future__ import annotations
 

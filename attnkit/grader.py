@@ -1,0 +1,485 @@
+"""Parallel autograding on Dask distributed: ``attnkit autograde ASSIGNMENT``.
+
+Each submission (student, assignment) is one Dask task. Workers are long-lived
+processes, one task at a time each, that grade in-process through nbgrader's
+own API (``NbGraderAPI.autograde``: the ``Autograde`` converter with the
+course's preprocessors); only the kernels are subprocesses. Two grading-only
+settings are added to the course's pipeline: a kernel that fails to start is
+started again, and a kernel is killed instead of shut down gracefully once
+its notebook has run (nothing is graded after that; it saves about a second
+per notebook).
+
+Before fanning out, the coordinator creates the gradebook schema, the
+assignment and the students, so workers never race to create them. A
+submission whose files are unchanged since it was last graded into the same
+gradebook is skipped unless ``force``; every other one ends either graded (its
+grades in the gradebook and its autograded notebook on disk) or failed with a
+reason, its log kept in ``.attnkit/autograde/ASSIGNMENT/STUDENT.log``.
+"""
+# ruff: noqa: E402 - third-party imports follow the rfc3987_syntax switch below
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import glob
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# jsonschema, imported by nbformat, compiles an IRI grammar at import when rfc3987_syntax is
+# installed: about 2 s of CPU in every grading process, for a format check nbformat never
+# makes. Only the "iri" formats of jsonschema go unchecked in this process.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+import nbformat
+import zmq
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from jupyter_core.paths import jupyter_config_path
+from nbformat.validator import MissingIDFieldWarning
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.apps import NbGraderAPI
+from nbgrader.converters import Autograde
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import Execute
+from nbgrader.utils import is_grade, is_solution
+from sqlalchemy.exc import SAWarning
+from traitlets.config import Config
+from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+from traitlets.utils.importstring import import_item
+
+KERNEL_ENV = "ATTNKIT_KERNEL"
+STATE_DIR = Path(".attnkit") / "autograde"
+KERNEL_START_ATTEMPTS = 3
+TRANSIENT_START_ERRORS = (RuntimeError, TimeoutError, OSError, zmq.ZMQError)
+
+log = logging.getLogger(__name__)
+
+
+class GradingError(Exception):
+    """The run cannot start (no kernel, no assignment, ...); nothing was graded."""
+
+
+@dataclass
+class Summary:
+    """What one ``autograde`` run did, by student id."""
+
+    assignment: str
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def report(self) -> str:
+        """A few lines for the terminal."""
+        rate = f", {len(self.graded) / self.seconds:.2f} notebooks/s" if self.graded else ""
+        lines = [f"{self.assignment}: graded {len(self.graded)}, skipped {len(self.skipped)}, "
+                 f"failed {len(self.failed)} in {self.seconds:.1f} s{rate}"]
+        lines += [f"  FAILED {student}: {self.reasons[student]}" for student in self.failed]
+        return "\n".join(lines)
+
+
+@dataclass
+class Outcome:
+    """A worker's answer for one submission: reason is None if it was graded."""
+
+    student: str
+    reason: str | None
+    seconds: float
+    log: str = ""
+
+
+# -- configuration ---------------------------------------------------------------------------
+
+def load_config(course_root: Path) -> Config:
+    """The ``nbgrader_config.py`` files stock nbgrader reads: Jupyter's config dirs, the course."""
+    config = Config()
+    for directory in [*reversed(jupyter_config_path()), str(course_root)]:
+        with contextlib.suppress(ConfigFileNotFound):
+            config.merge(PyFileConfigLoader("nbgrader_config.py", path=directory).load_config())
+    config.CourseDirectory.root = str(course_root)
+    return config
+
+
+class KernelStart:
+    """Mixin for nbgrader's ``Execute``: a kernel that fails to start is started again, and
+    its stdout (startup banners, stray prints) does not reach the terminal."""
+
+    def start_new_kernel(self, **kwargs) -> None:
+        kwargs = {"stdout": subprocess.DEVNULL, **kwargs}
+        for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+            try:
+                super().start_new_kernel(**kwargs)
+                super().start_new_kernel_client()
+                return
+            except TRANSIENT_START_ERRORS as error:
+                if attempt == KERNEL_START_ATTEMPTS:
+                    raise
+                self.log.warning("Kernel failed to start (%s: %s); attempt %d of %d",
+                                 type(error).__name__, error, attempt + 1, KERNEL_START_ATTEMPTS)
+                if self.km is not None:
+                    with contextlib.suppress(Exception):
+                        self._cleanup_kernel()
+                time.sleep(attempt)
+                self.km = self.create_kernel_manager()
+
+
+def pipeline_config(config: Config, kernel: str | None) -> Config:
+    """Grading-only settings: every Execute preprocessor gets ``KernelStart``, kills its
+    kernel when done and, if ``kernel`` is given, runs that kernel."""
+    if "autograde_preprocessors" in config.Autograde:
+        pipeline = config.Autograde.autograde_preprocessors
+    else:
+        pipeline = Autograde.class_traits()["autograde_preprocessors"].default()
+    extra = Config()
+    classes = []
+    for entry in pipeline:
+        cls = import_item(entry) if isinstance(entry, str) else entry
+        if isinstance(cls, type) and issubclass(cls, Execute):
+            cls = type(f"Grading{cls.__name__}", (KernelStart, cls),
+                       {"__module__": __name__, "__doc__": cls.__doc__})
+            extra[cls.__name__] = Config(shutdown_kernel="immediate")
+            if kernel:
+                extra[cls.__name__].kernel_name = kernel
+        classes.append(cls)
+    extra.Autograde.autograde_preprocessors = classes
+    return extra
+
+
+def kernel_name(config: Config, kernel: str | None) -> str:
+    """The kernel the pipeline's Execute preprocessor will start ("" = the notebook's own)."""
+    if kernel:
+        return kernel
+    for cls in pipeline_config(config, None).Autograde.autograde_preprocessors:
+        if issubclass(cls, Execute):
+            return cls(config=config).kernel_name
+    return ""
+
+
+# -- the worker side -------------------------------------------------------------------------
+
+_LOCK = threading.Lock()  # one submission at a time per process: chdir, env and seed are global
+_APIS: dict[tuple[str, str, str | None], NbGraderAPI] = {}
+
+
+def _worker_api(course_root: str, db_url: str, kernel: str | None) -> NbGraderAPI:
+    """This process's grading API for a course, built once."""
+    key = (course_root, db_url, kernel)
+    if key not in _APIS:
+        for noise in (MissingIDFieldWarning, SAWarning):  # nbgrader's, printed per worker
+            warnings.filterwarnings("ignore", category=noise)
+        config = load_config(Path(course_root))
+        config.CourseDirectory.db_url = db_url
+        config.merge(pipeline_config(config, kernel))
+        api = NbGraderAPI(config=config)
+        api.log_level = logging.WARNING
+        _APIS[key] = api
+    return _APIS[key]
+
+
+def grade_submission(course_root: str, assignment: str, student: str, db_url: str,
+                     kernel: str | None) -> Outcome:
+    """Dask task: autograde one submission in this process; a bad submission never raises."""
+    with _LOCK:
+        start = time.perf_counter()
+        api = _worker_api(course_root, db_url, kernel)
+        result = api.autograde(assignment, student, force=True, create=False)
+        if result["success"]:
+            reason = missing_grades(api.coursedir, assignment, student)
+        else:
+            reason = failure_reason(result)
+        text = "" if reason is None else (result.get("log") or "") + (result.get("error") or "")
+        return Outcome(student, reason, time.perf_counter() - start, text)
+
+
+_EXCEPTION_LINE = re.compile(r"^ {0,4}([A-Za-z_][\w.]*)(: .*)?$")
+
+
+def failure_reason(result: dict) -> str:
+    """The last exception in nbgrader's captured log, as ``Name: message``."""
+    lines = (result.get("log") or "").splitlines() + (result.get("error") or "").splitlines()
+    found = [m for m in map(_EXCEPTION_LINE.match, lines)
+             if m and m.group(2) and "NbGraderException" not in m.group(1)]
+    if found:
+        name, message = found[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}{message}"[:300]
+    errors = [line for line in lines if line.startswith("[ERROR]")]
+    return (errors[0] if errors else "autograde failed without an error message")[:300]
+
+
+def missing_grades(coursedir: CourseDirectory, assignment: str, student: str) -> str | None:
+    """Why a "successful" submission lacks an autograded notebook or a test score, if it does."""
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return "no submission in the gradebook after grading"
+        for notebook in submission.notebooks:
+            path = Path(coursedir.format_path(coursedir.autograded_directory, student,
+                                              assignment)) / f"{notebook.name}.ipynb"
+            if not path.exists():
+                return f"no autograded notebook {path}"
+            tests = {cell.metadata.nbgrader["grade_id"] for cell in nbformat.read(path, 4).cells
+                     if is_grade(cell) and not is_solution(cell)}
+            ungraded = sorted(g.name for g in notebook.grades
+                              if g.name in tests and g.auto_score is None)
+            if ungraded:
+                return f"test cells left ungraded in {notebook.name}: {', '.join(ungraded)}"
+    return None
+
+
+# -- the coordinator -------------------------------------------------------------------------
+
+def submissions(coursedir: CourseDirectory, assignment: str) -> dict[str, Path]:
+    """Every submission of ``assignment``, by student id."""
+    pattern = coursedir.format_path(coursedir.submitted_directory, "*", assignment)
+    found = {Path(path).parent.name: Path(path) for path in glob.glob(pattern)
+             if os.path.isdir(path)}
+    excluded = set(filter(None, coursedir.student_id_exclude.split(",")))
+    return {student: path for student, path in sorted(found.items()) if student not in excluded}
+
+
+def fingerprint(path: Path) -> str:
+    """A digest of every file in a submission."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def _alembic_on_path() -> Iterator[None]:
+    """nbgrader runs ``alembic`` from PATH when it creates a gradebook."""
+    old = os.environ.get("PATH", "")
+    if shutil.which("alembic") is None:
+        os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{old}"
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = old
+
+
+def prepare_gradebook(config: Config, assignment: str,
+                      students: list[str]) -> tuple[set[str], list[str]]:
+    """Create the schema, the assignment (from source/ if the gradebook lacks it) and the
+    students; return who already has a submission in the gradebook, and the notebooks."""
+    coursedir = CourseDirectory(config=config)
+    with _alembic_on_path(), Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        with contextlib.suppress(MissingEntry):
+            if gb.find_assignment(assignment).notebooks:
+                return _create_students(gb, assignment, students)
+    log.warning("Adding %s to the gradebook from %s", assignment, coursedir.source_directory)
+    with tempfile.TemporaryDirectory(prefix="attnkit-release-") as scratch:
+        scratch_config = copy.deepcopy(config)
+        scratch_config.CourseDirectory.release_directory = scratch  # leave release/ alone
+        result = NbGraderAPI(config=scratch_config).generate_assignment(assignment, force=True)
+    if not result["success"]:
+        raise GradingError(f"cannot add {assignment} to the gradebook: {failure_reason(result)}")
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        return _create_students(gb, assignment, students)
+
+
+def _create_students(gb: Gradebook, assignment: str,
+                     students: list[str]) -> tuple[set[str], list[str]]:
+    known = {s.id for s in gb.students}
+    for student in students:
+        if student not in known:
+            gb.add_student(student)
+    record = gb.find_assignment(assignment)
+    return {s.student.id for s in record.submissions}, [nb.name for nb in record.notebooks]
+
+
+class _State:
+    """Per-submission records in ``.attnkit/autograde/ASSIGNMENT/``: fingerprints, failure logs."""
+
+    def __init__(self, coursedir: CourseDirectory, assignment: str) -> None:
+        self.dir = Path(coursedir.root) / STATE_DIR / assignment
+        self.db = hashlib.sha256(coursedir.db_url.encode()).hexdigest()[:16]
+
+    def unchanged(self, student: str, digest: str) -> bool:
+        path = self.dir / f"{student}.json"
+        with contextlib.suppress(OSError, ValueError):
+            return json.loads(path.read_text()) == {"digest": digest, "db": self.db}
+        return False
+
+    def graded(self, student: str, digest: str) -> None:
+        self._write(f"{student}.json", json.dumps({"digest": digest, "db": self.db}))
+        (self.dir / f"{student}.log").unlink(missing_ok=True)
+
+    def failed(self, student: str, text: str) -> Path:
+        (self.dir / f"{student}.json").unlink(missing_ok=True)
+        return self._write(f"{student}.log", text)
+
+    def _write(self, name: str, text: str) -> Path:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        path = self.dir / name
+        tmp = path.with_name(f".{name}.{os.getpid()}")
+        tmp.write_text(text)
+        tmp.replace(path)
+        return path
+
+
+def default_workers() -> int:
+    """One worker process per core this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def local_cluster(workers: int):
+    """A Dask cluster on this machine: ``workers`` processes running one task at a time."""
+    from distributed import LocalCluster
+
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                        host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+
+
+@contextlib.contextmanager
+def _client(scheduler: str | None, workers: int):
+    from distributed import Client
+
+    if scheduler:
+        with Client(scheduler, set_as_default=False) as client:
+            yield client
+    else:
+        with local_cluster(workers) as cluster, Client(cluster, set_as_default=False) as client:
+            yield client
+
+
+def autograde(course_root: Path, assignment: str, *, workers: int | None = None,
+              scheduler: str | None = None, force: bool = False,
+              students: list[str] | None = None, progress: bool = True,
+              kernel: str | None = None) -> Summary:
+    """Autograde every submission of ``assignment`` (or of ``students``) on Dask.
+
+    ``scheduler`` is the address of a running Dask scheduler whose workers see the course
+    directory at the same path; without it a local cluster of ``workers`` processes (default:
+    one per core) is started. ``kernel`` (default: $ATTNKIT_KERNEL, else the config's) names
+    the kernel that runs the notebooks.
+    """
+    start = time.perf_counter()
+    root = Path(course_root).resolve()
+    config = load_config(root)
+    coursedir = CourseDirectory(config=config)
+    kernel = kernel or os.environ.get(KERNEL_ENV) or None
+    name = kernel_name(config, kernel)
+    if name:
+        try:
+            KernelSpecManager(config=config).get_kernel_spec(name)
+        except NoSuchKernel:
+            raise GradingError(f"kernel {name!r} is not installed (`attnkit install-kernels`), "
+                               f"or choose another with --kernel or ${KERNEL_ENV}") from None
+
+    found = submissions(coursedir, assignment)
+    wanted = list(found) if students is None else list(dict.fromkeys(students))
+    summary = Summary(assignment)
+    for student in wanted:
+        if student not in found:
+            summary.failed.append(student)
+            summary.reasons[student] = "no submission in " + coursedir.format_path(
+                coursedir.submitted_directory, student, assignment)
+    wanted = [s for s in wanted if s in found]
+    if not wanted:
+        summary.seconds = time.perf_counter() - start
+        return summary
+
+    in_gradebook, notebooks = prepare_gradebook(config, assignment, wanted)
+    state = _State(coursedir, assignment)
+    digests = {student: fingerprint(found[student]) for student in wanted}
+    todo = []
+    for student in wanted:
+        autograded = Path(coursedir.format_path(coursedir.autograded_directory, student,
+                                                assignment))
+        if (not force and student in in_gradebook and state.unchanged(student, digests[student])
+                and all((autograded / f"{nb}.ipynb").exists() for nb in notebooks)):
+            summary.skipped.append(student)
+        else:
+            todo.append(student)
+
+    if todo:
+        _fan_out(summary, state, todo, digests, root, coursedir.db_url, kernel,
+                 scheduler, min(workers or default_workers(), len(todo)), progress)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _fan_out(summary: Summary, state: _State, todo: list[str], digests: dict[str, str],
+             root: Path, db_url: str, kernel: str | None, scheduler: str | None,
+             workers: int, progress: bool) -> None:
+    """Grade ``todo`` on Dask, one task per submission, recording each outcome as it lands."""
+    from distributed import as_completed
+    from tqdm import tqdm
+
+    run = uuid.uuid4().hex[:8]
+    with _client(scheduler, workers) as client, \
+            tqdm(total=len(todo), desc=summary.assignment, unit="nb", disable=not progress,
+                 dynamic_ncols=True) as bar:
+        futures = {client.submit(grade_submission, str(root), summary.assignment, student,
+                                 db_url, kernel, key=f"autograde-{run}-{student}",
+                                 pure=False): student for student in todo}
+        for future in as_completed(futures, loop=client.loop):
+            student = futures[future]
+            try:
+                outcome = future.result()
+            except Exception as error:  # noqa: BLE001 - a lost worker or task is a failure
+                outcome = Outcome(student, f"{type(error).__name__}: {error}"[:300], 0.0,
+                                  repr(error))
+            if outcome.reason is None:
+                state.graded(student, digests[student])
+                summary.graded.append(student)
+            else:
+                path = state.failed(student, outcome.log)
+                summary.failed.append(student)
+                summary.reasons[student] = f"{outcome.reason} (log: {path})"
+            bar.set_postfix(failed=len(summary.failed), refresh=False)
+            bar.update()
+
+
+# -- command line ----------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``attnkit autograde``."""
+    parser.add_argument("assignment", help="assignment id, e.g. ps1_self_attention")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes of the local cluster (default: one per core)")
+    parser.add_argument("--scheduler", default=None,
+                        help="address of a running Dask scheduler (its workers must see the "
+                             "course directory at the same path)")
+    parser.add_argument("--force", action="store_true",
+                        help="regrade submissions that are unchanged since they were graded")
+    parser.add_argument("--student", action="append", dest="students", metavar="ID",
+                        help="grade only this student (repeatable)")
+    parser.add_argument("--kernel", default=None,
+                        help=f"kernel that runs the notebooks (default: ${KERNEL_ENV}, "
+                             "else the course config's)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress bar")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run ``attnkit autograde`` in ``args.root`` (the CLI's --root; default: the current
+    directory): 0 if every submission was graded or skipped, else 1."""
+    try:
+        summary = autograde(getattr(args, "root", Path.cwd()), args.assignment,
+                            workers=args.workers, scheduler=args.scheduler, force=args.force,
+                            students=args.students, progress=args.progress, kernel=args.kernel)
+    except GradingError as error:
+        print(f"attnkit autograde: {error}", file=sys.stderr)
+        return 2
+    print(summary.report())
+    return 1 if summary.failed else 0

@@ -1,0 +1,437 @@
+"""Problem set 1 (UDL 12.1) as students write it, right and wrong.
+
+Every function below is registered with the graded cell it answers (``@entry``);
+``wrong=`` names the misconception the grader's feedback must identify. The code
+is written from the notebook's instructions, never from the kit's reference.
+"""
+
+# ruff: noqa: B905 - student code, written the way students write it
+
+import math
+import warnings
+
+import numpy as np
+import scipy.special
+
+from attnkit.validate import entry
+
+# The notebook's globals (cell ps1_data), as the student's later cells see them.
+_seeded = np.random.RandomState(3)
+N = 3
+D = 4
+all_x = [_seeded.normal(size=(D, 1)) for n in range(N)]
+_seeded = np.random.RandomState(0)
+omega_q = _seeded.normal(size=(D, D))
+omega_k = _seeded.normal(size=(D, D))
+omega_v = _seeded.normal(size=(D, D))
+beta_q = _seeded.normal(size=(D, 1))
+beta_k = _seeded.normal(size=(D, 1))
+beta_v = _seeded.normal(size=(D, 1))
+X = np.hstack(all_x)
+
+
+# ---------------------------------------------------------------- 1. softmax
+
+
+@entry("ps1_softmax", wrong="no max subtraction", says=("subtract the largest", "overflows"))
+def softmax_textbook(items_in):
+    """exp(z) / sum exp(z), the formula as written: nan near 1000."""
+    exps = np.exp(items_in)
+    return exps / np.sum(exps)
+
+
+@entry("ps1_softmax", wrong="hard-coded")
+def softmax_pasted_answer(items_in):
+    """Returns the visible expected weights for [1, 2, 3] whatever the input."""
+    return np.array([0.09003057, 0.24472847, 0.66524096])
+
+
+@entry("ps1_softmax")
+def softmax_scipy(items_in):
+    """scipy.special.softmax."""
+    return scipy.special.softmax(items_in)
+
+
+@entry("ps1_softmax")
+def softmax_logsumexp(items_in):
+    """exp(z - logsumexp(z)), the log-sum-exp computed by hand."""
+    z = np.array(items_in, dtype=float)
+    top = np.max(z)
+    log_total = top + np.log(np.sum(np.exp(z - top)))
+    return np.exp(z - log_total)
+
+
+@entry("ps1_softmax")
+def softmax_pure_python(items_in):
+    """math.exp in a loop, shifted by the max."""
+    top = max(items_in)
+    exps = [math.exp(z - top) for z in items_in]
+    total = sum(exps)
+    return np.array([e / total for e in exps])
+
+
+@entry("ps1_softmax")
+def softmax_with_fallback(items_in):
+    """Tries the formula, overflows (RuntimeWarning), prints and warns, then shifts."""
+    z = np.asarray(items_in, dtype=float)
+    exps = np.exp(z)
+    weights = exps / exps.sum()
+    if not np.all(np.isfinite(weights)):
+        print("softmax overflowed, retrying with the max subtracted")
+        warnings.warn("softmax: large scores, subtracting the max", RuntimeWarning,
+                      stacklevel=2)
+        exps = np.exp(z - z.max())
+        weights = exps / exps.sum()
+    return weights
+
+
+# ---------------------------------------------------------------- 2. loops
+
+
+@entry("ps1_self_attention_loop")
+def self_attention_loop_explicit(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Pure loops: queries, keys, values per token, dot products one at a time."""
+    queries = [beta_q + omega_q @ x for x in all_x]
+    keys = [beta_k + omega_k @ x for x in all_x]
+    values = [beta_v + omega_v @ x for x in all_x]
+    outputs = []
+    for n in range(len(all_x)):
+        scores = [(keys[m].T @ queries[n]).item() for m in range(len(all_x))]
+        top = max(scores)
+        exps = [math.exp(s - top) for s in scores]
+        total = sum(exps)
+        x_prime = np.zeros_like(values[0])
+        for m in range(len(all_x)):
+            x_prime += exps[m] / total * values[m]
+        outputs.append(x_prime)
+    return outputs
+
+
+@entry("ps1_self_attention_loop", wrong="keys and queries swapped", says=("K^T Q",))
+def self_attention_loop_query_dot_key(all_x, omega_v, omega_q, omega_k, beta_v, beta_q,
+                                      beta_k):
+    """Scores q_m . k_n: output n's weights come from output n's key."""
+    queries = [beta_q + omega_q @ x for x in all_x]
+    keys = [beta_k + omega_k @ x for x in all_x]
+    values = [beta_v + omega_v @ x for x in all_x]
+    outputs = []
+    for n in range(len(all_x)):
+        scores = np.array([(queries[m].T @ keys[n]).item() for m in range(len(all_x))])
+        weights = np.exp(scores - scores.max())
+        weights /= weights.sum()
+        outputs.append(sum(w * v for w, v in zip(weights, values)))
+    return outputs
+
+
+@entry("ps1_self_attention_loop", wrong="wrong weight matrix", says=("keys", "omega_q"))
+def self_attention_loop_copied_line(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The keys line was copied from the queries line and only the bias renamed."""
+    queries = [beta_q + omega_q @ x for x in all_x]
+    keys = [beta_k + omega_q @ x for x in all_x]
+    values = [beta_v + omega_v @ x for x in all_x]
+    outputs = []
+    for q in queries:
+        scores = np.array([(k.T @ q).item() for k in keys])
+        weights = np.exp(scores - scores.max())
+        weights /= weights.sum()
+        outputs.append(sum(w * v for w, v in zip(weights, values)))
+    return outputs
+
+
+@entry("ps1_self_attention_loop", wrong="weighted sum of inputs")
+def self_attention_loop_sums_inputs(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Weights the inputs x_m instead of the values v_m."""
+    queries = [beta_q + omega_q @ x for x in all_x]
+    keys = [beta_k + omega_k @ x for x in all_x]
+    outputs = []
+    for q in queries:
+        scores = np.array([(k.T @ q).item() for k in keys])
+        weights = np.exp(scores - scores.max())
+        weights /= weights.sum()
+        outputs.append(sum(w * x for w, x in zip(weights, all_x)))
+    return outputs
+
+
+@entry("ps1_self_attention_loop", wrong="hard-coded")
+def self_attention_loop_pasted_answer(all_x, omega_v, omega_q, omega_k, beta_v, beta_q,
+                                      beta_k):
+    """Returns the visible expected outputs whatever the input."""
+    x_prime_true = np.array([[0.94744244, -0.24348429, -0.91310441, -0.44522983],
+                             [1.64201168, -0.08470004, 4.02764044, 2.18690791],
+                             [1.61949281, -0.06641533, 3.96863308, 2.15858316]])
+    return [row.reshape(4, 1) for row in x_prime_true]
+
+
+# ---------------------------------------------------------------- 3. softmax_cols
+
+
+@entry("ps1_softmax_cols", wrong="softmax over rows", says=("column",))
+def softmax_cols_along_rows(data_in):
+    """axis=1 everywhere: each row sums to 1."""
+    exp_values = np.exp(data_in - data_in.max(axis=1, keepdims=True))
+    return exp_values / exp_values.sum(axis=1, keepdims=True)
+
+
+@entry("ps1_softmax_cols", wrong="softmax over all entries")
+def softmax_cols_whole_matrix(data_in):
+    """Divides by the sum of the whole matrix."""
+    exp_values = np.exp(data_in - np.max(data_in))
+    return exp_values / np.sum(exp_values)
+
+
+@entry("ps1_softmax_cols", wrong="no max subtraction", says=("each column's maximum",))
+def softmax_cols_textbook(data_in):
+    """No shift: nan for logits near 800."""
+    exp_values = np.exp(data_in)
+    return exp_values / np.sum(exp_values, axis=0)
+
+
+@entry("ps1_softmax_cols")
+def softmax_cols_by_transposing(data_in):
+    """Row softmax of the transpose, transposed back."""
+    rows = data_in.T
+    exp_rows = np.exp(rows - rows.max(axis=1, keepdims=True))
+    return (exp_rows / exp_rows.sum(axis=1, keepdims=True)).T
+
+
+@entry("ps1_softmax_cols")
+def softmax_cols_global_shift(data_in):
+    """Subtracts the largest entry of the whole matrix (still stable), sums per column."""
+    exp_values = np.exp(data_in - np.max(data_in))
+    return exp_values / np.sum(exp_values, axis=0)
+
+
+@entry("ps1_softmax_cols")
+def softmax_cols_column_loop(data_in):
+    """One column at a time with the student's own 1-D softmax."""
+    out = np.zeros(data_in.shape)
+    for n in range(data_in.shape[1]):
+        column = data_in[:, n]
+        e = np.exp(column - column.max())
+        out[:, n] = e / e.sum()
+    return out
+
+
+def _softmax_cols(data_in):
+    exp_values = np.exp(data_in - data_in.max(axis=0, keepdims=True))
+    return exp_values / exp_values.sum(axis=0, keepdims=True)
+
+
+# ---------------------------------------------------------------- 3. self_attention
+
+
+@entry("ps1_self_attention")
+def self_attention_einsum(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """np.einsum for every product."""
+    Q = np.einsum("ij,jn->in", omega_q, X) + beta_q
+    K = np.einsum("ij,jn->in", omega_k, X) + beta_k
+    V = np.einsum("ij,jn->in", omega_v, X) + beta_v
+    scores = np.einsum("dm,dn->mn", K, Q)
+    attentions = _softmax_cols(scores)
+    return np.einsum("dm,mn->dn", V, attentions), attentions
+
+
+@entry("ps1_self_attention")
+def self_attention_tokens_in_rows(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Works with tokens in rows (as in most papers) and transposes at the end."""
+    tokens = X.T  # N x D
+    Q = tokens @ omega_q.T + beta_q.T  # N x D_q
+    K = tokens @ omega_k.T + beta_k.T
+    V = tokens @ omega_v.T + beta_v.T
+    scores = Q @ K.T  # row n = query n against every key
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights = weights / weights.sum(axis=1, keepdims=True)
+    out = weights @ V  # N x D
+    return out.T, weights.T
+
+
+@entry("ps1_self_attention", wrong="softmax over rows", says=("column",))
+def self_attention_row_softmax(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Normalises the attention matrix along its rows."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    attentions = _softmax_cols((K.T @ Q).T).T
+    return V @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="keys and queries swapped")
+def self_attention_QtK(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Q^T K instead of K^T Q."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    attentions = _softmax_cols(Q.T @ K)
+    return V @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="biases forgotten", says=("beta_q",))
+def self_attention_no_biases(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Omega X only."""
+    Q = omega_q @ X
+    K = omega_k @ X
+    V = omega_v @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="value bias forgotten")
+def self_attention_no_value_bias(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Adds beta_q and beta_k but not beta_v."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = omega_v @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="hard-coded", says=("fresh", "globals"))
+def self_attention_bias_tiled_with_global_N(X, omega_v, omega_q, omega_k, beta_v, beta_q,
+                                            beta_k):
+    """Broadcasts the biases by tiling them N times, N being the notebook's global."""
+    ones = np.ones((1, N))
+    Q = beta_q @ ones + omega_q @ X
+    K = beta_k @ ones + omega_k @ X
+    V = beta_v @ ones + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="weighted sum of inputs")
+def self_attention_weights_X(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """X @ attentions instead of V @ attentions."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return X @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="scaled")
+def self_attention_scaled_too_early(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Already divides by sqrt(D_q) in the unscaled part."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    return V @ attentions, attentions
+
+
+# ---------------------------------------------------------------- 4. scaled
+
+
+def _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    return beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+
+
+@entry("ps1_scaled_attention")
+def scaled_float32(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Everything in float32 (as on a GPU)."""
+    X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k = (
+        np.asarray(a, dtype=np.float32)
+        for a in (X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k))
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    scores = K.T @ Q / np.float32(np.sqrt(Q.shape[0]))
+    attentions = _softmax_cols(scores)
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention")
+def scaled_column_loop(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """One output column at a time, with scipy's softmax."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    D_q, n_tokens = Q.shape
+    attentions = np.zeros((n_tokens, n_tokens))
+    for n in range(n_tokens):
+        attentions[:, n] = scipy.special.softmax(K.T @ Q[:, n] / math.sqrt(D_q))
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="no scaling")
+def scaled_forgot_to_scale(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The unscaled function, copied."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="scale sqrt(D)", says=("sqrt(5)", "sqrt(2)"))
+def scaled_by_input_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by sqrt(D), the rows of X."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="scale D")
+def scaled_by_D(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by D without the square root."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q / X.shape[0])
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="no square root")
+def scaled_by_Dq(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by D_q without the square root."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q / Q.shape[0])
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="scale sqrt(N)", says=("Q.shape[0]",))
+def scaled_by_number_of_tokens(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """np.sqrt(K.shape[1]): the number of tokens, not the query size."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q / np.sqrt(K.shape[1]))
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="scale fixed at 2")
+def scaled_by_two(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """sqrt(4) = 2 worked out by hand for the notebook's data."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q / 2)
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="scaled after softmax")
+def scaled_after_softmax(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Softmax first, then divides the weights by sqrt(D_q)."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q) / np.sqrt(Q.shape[0])
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="unstable softmax", says=("nan",))
+def scaled_textbook_softmax(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """exp / sum exp without the shift: nan on large logits."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    exps = np.exp(K.T @ Q / np.sqrt(Q.shape[0]))
+    attentions = exps / exps.sum(axis=0)
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="wrong weight matrix", says=("values", "omega_k"))
+def scaled_values_from_omega_k(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """V = beta_v + omega_k X: one letter not changed in a copied line."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_k @ X
+    attentions = _softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    return V @ attentions, attentions
+
+
+# ---------------------------------------------------------------- 5. equivariance
+
+
+@entry("ps1_equivariance")
+def check_equivariance_matrix(f, X, perm):
+    """With a permutation matrix P: f(X P) against f(X) P."""
+    P = np.eye(X.shape[1])[:, perm]
+    return bool(np.allclose(f(X @ P), f(X) @ P))
+
+
+@entry("ps1_equivariance", wrong="one side not permuted")
+def check_equivariance_one_side(f, X, perm):
+    """Compares f(X[:, perm]) with f(X): the output is never permuted."""
+    return bool(np.allclose(f(X[:, perm]), f(X)))

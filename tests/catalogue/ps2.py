@@ -1,0 +1,308 @@
+"""Problem set 2 (UDL multihead attention) as students write it, right and wrong."""
+
+# ruff: noqa: B905 - student code, written the way students write it
+
+import numpy as np
+
+from attnkit.validate import entry
+
+# The notebook's globals (cell ps2_data), as the student's later cells see them.
+_seeded = np.random.RandomState(3)
+N = 6
+D = 8
+X = _seeded.normal(size=(D, N))
+H = 2
+H_D = D // H
+_seeded = np.random.RandomState(0)
+omega_q1, omega_k1, omega_v1 = (_seeded.normal(size=(H_D, D)) for _ in range(3))
+beta_q1, beta_k1, beta_v1 = (_seeded.normal(size=(H_D, 1)) for _ in range(3))
+omega_q2, omega_k2, omega_v2 = (_seeded.normal(size=(H_D, D)) for _ in range(3))
+beta_q2, beta_k2, beta_v2 = (_seeded.normal(size=(H_D, 1)) for _ in range(3))
+omega_c = _seeded.normal(size=(D, D))
+
+
+def softmax_cols(data_in):
+    """The notebook's given softmax_cols."""
+    exp_values = np.exp(data_in - data_in.max(axis=0, keepdims=True))
+    return exp_values / exp_values.sum(axis=0, keepdims=True)
+
+
+# ---------------------------------------------------------------- one head
+
+
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """A correct head, reused by the multihead functions below."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+
+
+entry("ps2_single_head", name="single_head_matrices")(single_head_attention)
+
+
+@entry("ps2_single_head")
+def single_head_token_loop(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Loops over the output tokens, one query at a time."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    out = np.zeros((V.shape[0], X.shape[1]))
+    for n in range(X.shape[1]):
+        scores = K.T @ Q[:, n] / np.sqrt(len(Q[:, n]))
+        weights = np.exp(scores - np.max(scores))
+        weights = weights / np.sum(weights)
+        out[:, n] = V @ weights
+    return out
+
+
+@entry("ps2_single_head", wrong="scale sqrt(D)", says=("sqrt(8)", "sqrt(4)"))
+def single_head_scaled_by_D(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by sqrt(D), the size of the inputs, as in problem set 1."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
+
+
+@entry("ps2_single_head", wrong="no scaling")
+def single_head_unscaled(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Forgot the scale."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q)
+
+
+@entry("ps2_single_head", wrong="no square root", says=("sqrt(4) = 2",))
+def single_head_divided_by_head_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by D/H itself."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / Q.shape[0])
+
+
+@entry("ps2_single_head", wrong="returned the attention too")
+def single_head_returns_pair(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Copied from problem set 1: returns (X_prime, attentions)."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    attentions = softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    return V @ attentions, attentions
+
+
+# ---------------------------------------------------------------- two heads
+
+
+@entry("ps2_multihead_scaled")
+def multihead_list_of_heads(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                            omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """A list of per-head parameter tuples, a loop, np.concatenate on axis 0."""
+    params = [(omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1),
+              (omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)]
+    heads = []
+    for p in params:
+        heads.append(single_head_attention(X, *p))
+    return omega_c @ np.concatenate(heads, axis=0)
+
+
+@entry("ps2_multihead_scaled")
+def multihead_stacked_einsum(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                             omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """All heads at once: H x D/H x D weight stacks and einsum."""
+    Wq, Wk, Wv = np.stack([omega_q1, omega_q2]), np.stack([omega_k1, omega_k2]), \
+        np.stack([omega_v1, omega_v2])
+    bq, bk, bv = np.stack([beta_q1, beta_q2]), np.stack([beta_k1, beta_k2]), \
+        np.stack([beta_v1, beta_v2])
+    Q = np.einsum("hqd,dn->hqn", Wq, X) + bq
+    K = np.einsum("hqd,dn->hqn", Wk, X) + bk
+    V = np.einsum("hvd,dn->hvn", Wv, X) + bv
+    S = np.einsum("hqm,hqn->hmn", K, Q) / np.sqrt(Q.shape[1])
+    A = np.exp(S - S.max(axis=1, keepdims=True))
+    A = A / A.sum(axis=1, keepdims=True)
+    heads = np.einsum("hvm,hmn->hvn", V, A)
+    return omega_c @ heads.reshape(-1, X.shape[1])
+
+
+def _two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+         omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, scale):
+    """Two heads with a given scale rule (the part students vary)."""
+    def head(omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+        Q = beta_q + omega_q @ X
+        K = beta_k + omega_k @ X
+        V = beta_v + omega_v @ X
+        return V @ softmax_cols(K.T @ Q / scale(Q))
+    return (head(omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1),
+            head(omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2))
+
+
+@entry("ps2_multihead_scaled", wrong="scale sqrt(D)", says=("sqrt(8)", "D/H = 8/2 = 4"))
+def multihead_scaled_by_sqrt_D(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                               omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                               omega_c):
+    """Each head divided by sqrt(D) of the whole input."""
+    head1, head2 = _two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1, omega_v2,
+                        omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                        lambda Q: np.sqrt(X.shape[0]))
+    return omega_c @ np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_scaled", wrong="scale D")
+def multihead_scaled_by_D(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                          omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """Each head divided by D."""
+    head1, head2 = _two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1, omega_v2,
+                        omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, lambda Q: X.shape[0])
+    return omega_c @ np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_scaled", wrong="no square root")
+def multihead_scaled_by_head_size(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                  omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                  omega_c):
+    """Each head divided by D/H without the root."""
+    head1, head2 = _two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1, omega_v2,
+                        omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                        lambda Q: X.shape[0] / 2)
+    return omega_c @ np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_scaled", wrong="no scaling")
+def multihead_unscaled(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                       omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """Heads built from the unscaled attention of problem set 1."""
+    head1, head2 = _two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1, omega_v2,
+                        omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, lambda Q: 1.0)
+    return omega_c @ np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_scaled", wrong="heads reversed")
+def multihead_reversed(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                       omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """Stacks head 2 above head 1."""
+    head1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    head2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.vstack([head2, head1])
+
+
+@entry("ps2_multihead_scaled", wrong="output projection omitted", says=("omega_c",))
+def multihead_without_omega_c(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                              omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """Returns the stacked heads: omega_c never used."""
+    head1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    head2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_scaled", wrong="output projection per head")
+def multihead_omega_c_per_head(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                               omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                               omega_c):
+    """Mixes each head with its own block of omega_c."""
+    h = omega_q1.shape[0]
+    head1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    head2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return np.vstack([omega_c[:h, :h] @ head1, omega_c[h:, h:] @ head2])
+
+
+@entry("ps2_multihead_scaled", wrong="heads joined along columns", says=("np.vstack",))
+def multihead_hstack_reshaped(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                              omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """np.hstack gave a shape error, so the result was reshaped to D x N."""
+    head1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    head2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    both = np.hstack([head1, head2]).reshape(X.shape[0], X.shape[1])
+    return omega_c @ both
+
+
+@entry("ps2_multihead_scaled", wrong="unstable softmax")
+def multihead_textbook_softmax(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                               omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                               omega_c):
+    """Heads with exp / sum exp, no shift."""
+    def head(omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+        Q = beta_q + omega_q @ X
+        K = beta_k + omega_k @ X
+        V = beta_v + omega_v @ X
+        e = np.exp(K.T @ Q / np.sqrt(Q.shape[0]))
+        return V @ (e / e.sum(axis=0))
+    return omega_c @ np.vstack([head(omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1),
+                                head(omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)])
+
+
+# ---------------------------------------------------------------- H heads
+
+
+@entry("ps2_multihead_general")
+def multihead_general_vstack(X, heads, omega_c):
+    """The list of head outputs, stacked with np.vstack."""
+    outputs = [single_head_attention(X, h["omega_v"], h["omega_q"], h["omega_k"],
+                                     h["beta_v"], h["beta_q"], h["beta_k"]) for h in heads]
+    return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general")
+def multihead_general_array_reshape(X, heads, omega_c):
+    """np.array of the outputs (H x D/H x N), reshaped to D x N."""
+    outputs = np.array([single_head_attention(X, **{k: h[k] for k in
+                                                    ("omega_v", "omega_q", "omega_k",
+                                                     "beta_v", "beta_q", "beta_k")})
+                        for h in heads])
+    return omega_c @ outputs.reshape(-1, X.shape[1])
+
+
+@entry("ps2_multihead_general")
+def multihead_general_column_blocks(X, heads, omega_c):
+    """omega_c split into column blocks: sum over heads of block_h @ head_h."""
+    total = np.zeros((omega_c.shape[0], X.shape[1]))
+    start = 0
+    for h in heads:
+        head = single_head_attention(X, h["omega_v"], h["omega_q"], h["omega_k"],
+                                     h["beta_v"], h["beta_q"], h["beta_k"])
+        total += omega_c[:, start:start + head.shape[0]] @ head
+        start += head.shape[0]
+    return total
+
+
+@entry("ps2_multihead_general", wrong="hard-coded", says=("globals",))
+def multihead_general_global_omega_c(X, heads, omega_c_argument):
+    """Mixes with the notebook's omega_c instead of the argument."""
+    outputs = [single_head_attention(X, h["omega_v"], h["omega_q"], h["omega_k"],
+                                     h["beta_v"], h["beta_q"], h["beta_k"]) for h in heads]
+    return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general", wrong="scale sqrt(D)", says=("D/H",))
+def multihead_general_scaled_by_sqrt_D(X, heads, omega_c):
+    """Every head divided by sqrt(D)."""
+    outputs = []
+    for h in heads:
+        Q = h["beta_q"] + h["omega_q"] @ X
+        K = h["beta_k"] + h["omega_k"] @ X
+        V = h["beta_v"] + h["omega_v"] @ X
+        outputs.append(V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0])))
+    return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general", wrong="heads reversed")
+def multihead_general_reversed(X, heads, omega_c):
+    """Builds the stack by inserting each head at the top."""
+    stack = np.zeros((0, X.shape[1]))
+    for h in heads:
+        head = single_head_attention(X, h["omega_v"], h["omega_q"], h["omega_k"],
+                                     h["beta_v"], h["beta_q"], h["beta_k"])
+        stack = np.vstack([head, stack])
+    return omega_c @ stack
+
+
+@entry("ps2_multihead_general", wrong="error", says=("raised",))
+def multihead_general_two_heads_only(X, heads, omega_c):
+    """Uses heads[0] and heads[1] only, as in part 3."""
+    h1, h2 = heads[0], heads[1]
+    head1 = single_head_attention(X, h1["omega_v"], h1["omega_q"], h1["omega_k"],
+                                  h1["beta_v"], h1["beta_q"], h1["beta_k"])
+    head2 = single_head_attention(X, h2["omega_v"], h2["omega_q"], h2["omega_k"],
+                                  h2["beta_v"], h2["beta_q"], h2["beta_k"])
+    return omega_c @ np.vstack([head1, head2])

@@ -1,0 +1,286 @@
+"""Problem set 3 (the exam's attention layer, tokens in rows) as students write it.
+
+A ``SelfAttention`` class answers two graded cells: ``ps3_init`` (the random
+weights of ``__init__``) and ``ps3_forward`` (the hidden test sets W_q, W_k,
+W_v, W_o itself, then calls ``forward``).
+"""
+
+# ruff: noqa: B905 - student code, written the way students write it
+
+import numpy as np
+import scipy.special
+
+from attnkit.validate import entry
+
+dims = 4  # the notebook's global in the worked example (cell ps3_forward)
+
+
+# ---------------------------------------------------------------- softmax (rows)
+
+
+def softmax(X):
+    """Row softmax, shifted by each row's max: what the classes below use."""
+    e = np.exp(X - X.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+entry("ps3_softmax", name="softmax_rows_keepdims")(softmax)
+
+
+@entry("ps3_softmax")
+def softmax_scipy_rows(X):
+    """scipy.special.softmax along axis 1."""
+    return scipy.special.softmax(X, axis=1)
+
+
+@entry("ps3_softmax")
+def softmax_log_sum_exp(X):
+    """exp(X - logsumexp(X)) with scipy's logsumexp."""
+    return np.exp(X - scipy.special.logsumexp(X, axis=1, keepdims=True))
+
+
+@entry("ps3_softmax")
+def softmax_row_loop(X):
+    """One row at a time."""
+    out = []
+    for row in X:
+        e = np.exp(row - max(row))
+        out.append(e / e.sum())
+    return np.array(out)
+
+
+@entry("ps3_softmax", wrong="softmax over columns", says=("row",))
+def softmax_axis0(X):
+    """axis=0: each column sums to 1."""
+    e = np.exp(X - X.max(axis=0))
+    return e / e.sum(axis=0)
+
+
+@entry("ps3_softmax", wrong="no max subtraction", says=("each row's maximum",))
+def softmax_rows_textbook(X):
+    """No shift: nan for scores near 900."""
+    e = np.exp(X)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@entry("ps3_softmax", wrong="softmax over all entries")
+def softmax_whole_matrix(X):
+    """Divides by the sum of every entry."""
+    e = np.exp(X - X.max())
+    return e / np.sum(e)
+
+
+# ---------------------------------------------------------------- the layer
+
+
+@entry("ps3_init", "ps3_forward")
+class SelfAttention:
+    """np.random.randn weights; the forward pass of the pseudocode."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = np.random.randn(dims, dims)
+        self.W_k = np.random.randn(dims, dims)
+        self.W_v = np.random.randn(dims, dims)
+        self.W_o = np.random.randn(dims, dims)
+
+    def forward(self, x):
+        Q = x @ self.W_q
+        K = x @ self.W_k
+        V = x @ self.W_v
+        scores = Q @ K.T / np.sqrt(self.dims)
+        return softmax(scores) @ V @ self.W_o
+
+
+@entry("ps3_init", "ps3_forward")
+class SelfAttentionNormalEinsum:
+    """np.random.normal(0, 1, size) weights; einsum forward; W_o applied to V first."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        for name in ("W_q", "W_k", "W_v", "W_o"):
+            setattr(self, name, np.random.normal(0.0, 1.0, size=(dims, dims)))
+
+    def forward(self, x):
+        Q = np.einsum("nd,de->ne", x, self.W_q)
+        K = np.einsum("nd,de->ne", x, self.W_k)
+        V_out = np.einsum("nd,de,ef->nf", x, self.W_v, self.W_o)
+        weights = softmax(np.einsum("ie,je->ij", Q, K) / self.dims ** 0.5)
+        return weights @ V_out
+
+
+@entry("ps3_init", "ps3_forward")
+class SelfAttentionGeneratorFloat32:
+    """A numpy Generator for the weights; forward computed in float32."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        rng = np.random.default_rng()
+        self.W_q, self.W_k, self.W_v, self.W_o = (rng.standard_normal((dims, dims))
+                                                  for _ in range(4))
+
+    def forward(self, x):
+        x = x.astype(np.float32)
+        W_q, W_k, W_v, W_o = (W.astype(np.float32) for W in
+                              (self.W_q, self.W_k, self.W_v, self.W_o))
+        scores = (x @ W_q) @ (x @ W_k).T / np.float32(np.sqrt(self.dims))
+        return softmax(scores) @ (x @ W_v) @ W_o
+
+
+@entry("ps3_forward")
+class SelfAttentionRowLoop(SelfAttention):
+    """forward one query (row) at a time."""
+
+    def forward(self, x):
+        K = x @ self.W_k
+        V = x @ self.W_v
+        rows = []
+        for token in x:
+            q = token @ self.W_q
+            s = K @ q / np.sqrt(self.dims)
+            w = np.exp(s - s.max())
+            rows.append((w / w.sum()) @ V @ self.W_o)
+        return np.array(rows)
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "init std 0.1"}, says=("0.1",))
+class SelfAttentionSmallInit(SelfAttention):
+    """The exam's sample answer: np.random.randn(dims, dims) * 0.1."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = np.random.randn(dims, dims) * 0.1
+        self.W_k = np.random.randn(dims, dims) * 0.1
+        self.W_v = np.random.randn(dims, dims) * 0.1
+        self.W_o = np.random.randn(dims, dims) * 0.1
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "uniform init"}, says=("randn",))
+class SelfAttentionUniformInit(SelfAttention):
+    """np.random.rand (uniform on [0, 1)) instead of randn."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = np.random.rand(dims, dims)
+        self.W_k = np.random.rand(dims, dims)
+        self.W_v = np.random.rand(dims, dims)
+        self.W_o = np.random.rand(dims, dims)
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "identical weights"})
+class SelfAttentionSharedInit(SelfAttention):
+    """One random matrix assigned to all four attributes."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = self.W_k = self.W_v = self.W_o = np.random.normal(size=(dims, dims))
+
+
+@entry("ps3_forward", wrong="no scaling", says=("sqrt(dims)",))
+class SelfAttentionUnscaled(SelfAttention):
+    """Skips step 3's division."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="no square root")
+class SelfAttentionDividedByDims(SelfAttention):
+    """Divides the scores by dims itself."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / self.dims) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="scale sqrt(N)")
+class SelfAttentionScaledByTokens(SelfAttention):
+    """np.sqrt(len(x)): the number of tokens."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(len(x))) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="scale fixed at 2", says=("self.dims",))
+class SelfAttentionGlobalDims(SelfAttention):
+    """Reads the notebook's global dims = 4 instead of self.dims."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(dims)) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="scaled after softmax")
+class SelfAttentionScaledAfter(SelfAttention):
+    """Divides the attention weights, not the scores."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T) / np.sqrt(self.dims) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="keys and queries swapped", says=("Q K^T",))
+class SelfAttentionKQt(SelfAttention):
+    """K Q^T instead of Q K^T."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(K @ Q.T / np.sqrt(self.dims)) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="softmax over columns")
+class SelfAttentionColumnSoftmax(SelfAttention):
+    """Normalises the attention matrix down its columns."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        scores = Q @ K.T / np.sqrt(self.dims)
+        return softmax(scores.T).T @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="output projection omitted", says=("W_o",))
+class SelfAttentionNoOutput(SelfAttention):
+    """Stops before W_o."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V
+
+
+@entry("ps3_forward", wrong="weighted sum of inputs")
+class SelfAttentionWeightsTokens(SelfAttention):
+    """Weights the tokens x, then W_o."""
+
+    def forward(self, x):
+        Q, K = x @ self.W_q, x @ self.W_k
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ x @ self.W_o
+
+
+@entry("ps3_forward", wrong="weights transposed")
+class SelfAttentionLinearConvention(SelfAttention):
+    """x @ W.T, the torch.nn.Linear habit."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q.T, x @ self.W_k.T, x @ self.W_v.T
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o.T
+
+
+@entry("ps3_forward", wrong="wrong weight matrix", says=("values", "W_k"))
+class SelfAttentionValuesFromWk(SelfAttention):
+    """V = x @ W_k: a copied line."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_k
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="unstable softmax")
+class SelfAttentionTextbookSoftmax(SelfAttention):
+    """exp / sum exp without the shift inside forward."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        e = np.exp(Q @ K.T / np.sqrt(self.dims))
+        return e / e.sum(axis=1, keepdims=True) @ V @ self.W_o

@@ -1,0 +1,333 @@
+"""Unit tests of the grader's half: decode, same, judge on malformed or hostile probe records,
+and the partial-credit rules."""
+
+from __future__ import annotations
+
+import base64
+import math
+
+import numpy as np
+import pytest
+
+from attnkit import reference as ref
+from attnkit.cases import SPECS
+from attnkit.checks import CHECKS, DIMENSIONS, Verdict, decode, judge, same
+from attnkit.misconceptions import WRONG, Raised, describe, run_variant
+from attnkit.probe import encode, run_case
+
+SEED = 5
+
+
+def softmax(items_in):
+    z = np.asarray(items_in, dtype=float)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def naive_softmax(items_in):
+    e = np.exp(np.asarray(items_in, dtype=float))
+    return e / e.sum()
+
+
+def records(check: str, *targets, seed: int = SEED) -> list[dict]:
+    """What the probe of ``check`` would display for ``targets``."""
+    spec = SPECS[check]
+    return [{"check": check, "seed": seed, "case": i, **run_case(spec.call, targets, c.args)}
+            for i, c in enumerate(spec.cases(seed))]
+
+
+def value_records(check: str, outputs: list, seed: int = SEED) -> list[dict]:
+    return [{"check": check, "seed": seed, "case": i, "value": encode(v)}
+            for i, v in enumerate(outputs)]
+
+
+def expected(check: str, seed: int = SEED) -> list:
+    return [CHECKS[check].reference(c.args) for c in SPECS[check].cases(seed)]
+
+
+# ------------------------------------------------------------------ decode
+
+
+@pytest.mark.parametrize("value", [
+    np.arange(6.0).reshape(2, 3), np.float32(1.5), 3, True, [np.ones(2), np.zeros((1, 3))],
+    (np.eye(2), [1.0, 2.0]), np.array([np.inf, -np.inf, np.nan]), np.zeros((0, 4))])
+def test_decode_inverts_encode(value):
+    back = decode(encode(value))
+    if isinstance(value, (list, tuple)):
+        assert isinstance(back, list) and len(back) == len(value)
+    assert same(back, value)
+
+
+def test_decode_keeps_bits():
+    x = np.array([0.1, 1e-300, 1e300, -0.0])
+    assert np.array_equal(decode(encode(x)), x)
+
+
+@pytest.mark.parametrize("payload, error", [
+    ("not a dict", ValueError),
+    (None, ValueError),
+    ([1, 2], ValueError),
+    ({"shape": [3], "b64": base64.b64encode(b"\0" * 16).decode()}, ValueError),  # 2 floats, 3
+    ({"shape": [2], "b64": "!!!not base64!!!"}, ValueError),
+    ({"shape": [-2], "b64": ""}, ValueError),
+    ({"shape": ["x"], "b64": ""}, ValueError),
+    ({"b64": ""}, KeyError),
+    ({"shape": [1]}, KeyError),
+    ({"shape": None, "b64": ""}, TypeError),
+    ({"items": [{"shape": [1], "b64": 7}]}, TypeError),
+])
+def test_decode_rejects_malformed_payloads(payload, error):
+    with pytest.raises(error):
+        decode(payload)
+
+
+# ------------------------------------------------------------------ same
+
+
+def test_same_tolerance_is_relative_and_scaled():
+    want = np.array([1.0, 2.0, 1000.0])
+    assert same(want * (1 + 5e-5), want)
+    assert not same(want * (1 + 1e-3), want)
+    assert same(np.array([1e-9, 1.0]), np.array([0.0, 1.0]))  # atol scales with the largest
+    assert not same(np.array([1e-3, 1.0]), np.array([0.0, 1.0]))
+
+
+def test_same_ignores_size_one_axes_but_not_transposes():
+    v = np.arange(3.0)
+    assert same(v.reshape(3, 1), v) and same(v.reshape(1, 3), v)
+    M = np.arange(6.0).reshape(2, 3)
+    assert not same(M.T, M)
+    assert not same(np.arange(4.0), v)
+
+
+def test_same_lists_tuples_and_stacked_arrays():
+    parts = [np.ones((2, 1)), np.zeros((2, 1))]
+    assert same(tuple(parts), parts) and same(list(parts), tuple(parts))
+    assert same(np.stack(parts), parts)  # np.array(list of outputs) counts as the list
+    assert same(parts, np.hstack(parts).T)  # a list against an array: stacked first
+    assert not same(parts[:1], parts)
+    assert not same(np.ones(3), [np.ones(3)] * 2)
+    assert same((4, 2), (4, 2)) and same(np.array([4, 2]), (4, 2)) and not same((2, 4), (4, 2))
+
+
+def test_same_handles_nan_inf_ragged_none_and_exceptions():
+    assert same(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
+    assert not same(np.array([np.inf, 1.0]), np.array([np.nan, 1.0]))
+    assert not same([np.ones(2), np.ones(3)], np.ones((2, 2)))  # ragged: no crash
+    assert not same("text", np.ones(2))
+    assert same(None, None) and not same(None, np.ones(1)) and not same(np.ones(1), None)
+    assert same(Raised("ValueError: a"), Raised("IndexError: b"))
+    assert not same(Raised("ValueError: a"), np.ones(2))
+    assert not same(np.ones(2), Raised("ValueError: a"))
+
+
+# ------------------------------------------------------------------ judge: hostile records
+
+
+def test_correct_records_score_full_marks():
+    v = judge("ps1_softmax", SEED, records("ps1_softmax", softmax), 2.0)
+    assert isinstance(v, Verdict) and v.full and v.score == 2.0 and v.passed == [True] * 4
+
+
+@pytest.mark.parametrize("hostile", [[], None, "records", {"check": "ps1_softmax"},
+                                     [None, 3, "x", ["list"]],
+                                     [{"check": "ps1_softmax", "case": "0"}],
+                                     [{"check": "ps1_softmax", "case": True, "value": {}}],
+                                     [{"check": "ps1_softmax", "case": 99, "value": {}}],
+                                     [{"check": "other_check", "case": 0}]])
+def test_judge_without_usable_records_says_the_check_did_not_run(hostile):
+    v = judge("ps1_softmax", SEED, hostile, 1.0)
+    assert v.score == 0 and "did not run" in v.message
+
+
+def test_judge_ignores_foreign_records_among_good_ones():
+    good = records("ps1_softmax", softmax)
+    noise = [None, "x", {"check": "ps3_softmax", "case": 0, "value": "junk"},
+             {"check": "ps1_softmax", "case": -1, "value": "junk"},
+             {"check": "ps1_softmax", "case": 17, "error": "boom"}]
+    assert judge("ps1_softmax", SEED, noise + good + noise, 1.0).full
+
+
+def test_judge_missing_case_scores_zero():
+    good = records("ps1_softmax", softmax)
+    v = judge("ps1_softmax", SEED, good[:2], 1.0)
+    assert v.score == 0 and "stopped before case" in v.message
+
+
+def test_duplicate_records_first_one_counts():
+    good, bad = records("ps1_softmax", softmax), records("ps1_softmax", lambda z: np.zeros(3))
+    assert judge("ps1_softmax", SEED, good + bad, 1.0).full
+    assert judge("ps1_softmax", SEED, bad[:1] + good, 1.0).score == 0
+    forged = good[:1] + [dict(good[0], value=encode(np.zeros(3)))] + good[1:]
+    assert judge("ps1_softmax", SEED, forged, 1.0).full
+
+
+@pytest.mark.parametrize("value", [
+    {"shape": [3], "b64": base64.b64encode(b"\0" * 8).decode()},   # wrong size
+    {"shape": [1], "b64": "%%%"},                                   # bad base64
+    {"shape": [1]},                                                 # missing data
+    "0.09, 0.24, 0.66",                                             # not an object
+    [0.09, 0.24, 0.66],                                             # plain JSON list
+    42,
+    None,
+    {"items": 5},
+    {"items": [{"shape": [10**12], "b64": ""}]},                    # absurd shape
+])
+def test_unreadable_values_score_zero_without_crashing(value):
+    recs = records("ps1_softmax", softmax)
+    recs[1] = dict(recs[1], value=value)
+    v = judge("ps1_softmax", SEED, recs, 1.0)
+    assert v.score == 0 and "unreadable result" in v.message
+
+
+def test_deeply_nested_payload_cannot_crash_the_grader():
+    value: dict = {"shape": [1], "b64": base64.b64encode(b"\0" * 8).decode()}
+    for _ in range(5000):
+        value = {"items": [value]}
+    recs = records("ps1_softmax", softmax)
+    recs[0] = dict(recs[0], value=value)
+    v = judge("ps1_softmax", SEED, recs, 1.0)
+    assert v.score == 0
+
+
+def test_malformed_but_decodable_results_are_explained_not_crashed():
+    ragged = {"items": [encode([np.ones(2), np.ones(3)]), encode(np.ones(1))]}
+    recs = records("ps1_self_attention", lambda *a: ref.self_attention(*a))
+    recs[0] = dict(recs[0], value=ragged)
+    v = judge("ps1_self_attention", SEED, recs, 2.0)
+    assert v.score == 0 and v.message
+    init = records("ps3_init", _Layer)
+    init[0] = dict(init[0], value={"items": [ragged] * 5})
+    v = judge("ps3_init", SEED, init, 4.0)
+    assert v.score == 0 and v.message
+
+
+def test_errors_are_reported_with_the_case():
+    def broken(items_in):
+        raise ZeroDivisionError("oops")
+    v = judge("ps1_softmax", SEED, records("ps1_softmax", broken), 1.0)
+    assert v.score == 0 and v.misconception == "error"
+    assert "ZeroDivisionError: oops" in v.message and "pinned [1, 2, 3]" in v.message
+
+
+def test_a_missing_return_is_named():
+    v = judge("ps1_softmax", SEED, records("ps1_softmax", lambda items_in: None), 1.0)
+    assert v.score == 0 and "return" in v.message and "None" in v.message
+
+
+def test_crash_on_fresh_inputs_only_is_called_hard_coded():
+    def global_size(items_in):
+        if len(items_in) != 3:
+            raise ValueError("operands could not be broadcast together")
+        return softmax(items_in)
+    v = judge("ps1_softmax", SEED, records("ps1_softmax", global_size), 1.0)
+    assert v.misconception == "hard-coded" and "notebook's data" in v.message
+
+
+# ------------------------------------------------------------------ partial credit
+
+
+def test_known_mistake_keeps_its_credit():
+    v = judge("ps1_softmax", SEED, records("ps1_softmax", naive_softmax), 3.0)
+    assert v.misconception == "no max subtraction" and v.score == 1.5
+    assert not v.full and v.passed == [True, True, True, False]
+
+
+def test_unnamed_overflow_on_large_logits_only_keeps_half():
+    outputs = expected("ps4_attention_weights")
+    outputs[-1] = np.full_like(outputs[-1], np.inf)  # inf, not the naive variant's nan
+    v = judge("ps4_attention_weights", SEED, value_records("ps4_attention_weights", outputs), 1.0)
+    assert v.misconception == "overflow" and v.score == 0.5
+
+
+def test_nan_on_ordinary_inputs_scores_zero():
+    outputs = expected("ps4_attention_weights")
+    outputs[1] = np.full_like(outputs[1], np.nan)
+    v = judge("ps4_attention_weights", SEED, value_records("ps4_attention_weights", outputs), 1.0)
+    assert v.score == 0 and v.misconception == "not finite"
+
+
+def test_wrong_shape_and_wrong_values_are_told_apart():
+    outputs = expected("ps4_get_scores")
+    shaped = [np.append(o, 0.0) for o in outputs]
+    v = judge("ps4_get_scores", SEED, value_records("ps4_get_scores", shaped), 1.0)
+    assert v.misconception == "wrong shape" and "shape (5,)" in v.message
+    off = [o + np.arange(o.size) for o in outputs]
+    v = judge("ps4_get_scores", SEED, value_records("ps4_get_scores", off), 1.0)
+    assert v.misconception == "values differ" and "largest difference" in v.message
+
+
+def test_weights_that_do_not_sum_to_one_are_explained():
+    outputs = [2 * o for o in expected("ps3_softmax")]
+    v = judge("ps3_softmax", SEED, value_records("ps3_softmax", outputs), 3.0)
+    assert v.misconception == "not normalised" and "row sums" in v.message and v.score == 0
+
+
+def test_per_case_checks_score_the_fraction_right_and_name_each_mistake():
+    right = [DIMENSIONS[n] for n in ("head_W_shape", "concat_shape", "W_O_shape")]
+    v = judge("ps4_dimensions", SEED, value_records("ps4_dimensions", right), 3.0)
+    assert v.full
+    worksheet = [(4, 4), (4, 4), (4, 4)]
+    v = judge("ps4_dimensions", SEED, value_records("ps4_dimensions", worksheet), 3.0)
+    assert v.score == 1.0 and v.passed == [False, False, True]
+    assert v.misconception == "head weights = full matrix; concatenated weights"
+    odd = [(4, 2), (9, 9), (4, 4)]
+    v = judge("ps4_dimensions", SEED, value_records("ps4_dimensions", odd), 3.0)
+    assert v.score == 2.0 and v.misconception == "values differ"
+    assert "concat_shape is not right" in v.message
+
+
+def test_per_case_error_costs_only_its_case():
+    recs = records("ps4_dimensions", (4, 2), "three by four", (4, 4))
+    assert "error" in recs[1]
+    v = judge("ps4_dimensions", SEED, recs, 3.0)
+    assert v.score == 2.0 and "concat_shape" in v.message
+
+
+def test_scores_are_rounded_to_hundredths():
+    wrong = [(4, 4), (3, 4), (4, 4)]
+    v = judge("ps4_dimensions", SEED, value_records("ps4_dimensions", wrong), 1.0)
+    assert v.score == 0.67
+
+
+class _Layer:
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q, self.W_k, self.W_v, self.W_o = (np.random.randn(dims, dims) for _ in range(4))
+
+
+class _SmallLayer(_Layer):
+    def __init__(self, dims):
+        super().__init__(dims)
+        self.W_q, self.W_k, self.W_v, self.W_o = (0.1 * W for W in
+                                                  (self.W_q, self.W_k, self.W_v, self.W_o))
+
+
+def test_statistical_check_passes_good_init_and_names_bad_init():
+    assert judge("ps3_init", SEED, records("ps3_init", _Layer), 4.0).full
+    v = judge("ps3_init", SEED, records("ps3_init", _SmallLayer), 4.0)
+    assert v.score == 0 and v.misconception == "init std 0.1" and "0.100" in v.message
+
+
+# ------------------------------------------------------------------ the variants themselves
+
+
+@pytest.mark.parametrize("check", [c for c in WRONG if c != "ps3_init"])
+def test_every_variant_is_wrong_somewhere_and_hints_are_filled(check):
+    """A variant equal to the reference on every case could never be told apart."""
+    cases = SPECS[check].cases(SEED)
+    want = [CHECKS[check].reference(c.args) for c in cases]
+    for wrong in WRONG[check]:
+        outs = [run_variant(wrong.fn, c.args) for c in cases]
+        assert any(o is not None and not same(o, w) for o, w in zip(outs, want, strict=True)), \
+            (check, wrong.name)
+        for c in cases:
+            message = wrong.message(describe(c))
+            assert "{" not in message and "(?)" not in message, message
+
+
+def test_describe_gives_sizes_and_roots():
+    case = SPECS["ps2_multihead_scaled"].cases(SEED)[0]
+    facts = describe(case)
+    assert (facts["D"], facts["N"], facts["H"], facts["Dq"]) == (8, 6, 2, 4)
+    assert facts["sqrt_D"] == f"{math.sqrt(8):.4g}" and facts["sqrt_Dq"] == "2"

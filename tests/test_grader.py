@@ -1,0 +1,182 @@
+"""``attnkit autograde`` on Dask against stock ``nbgrader autograde``, with real kernels."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from distributed import Client
+
+pytest.register_assert_rewrite("pg_fixture")  # its fixtures are loaded as a plugin below
+from pg_fixture import (  # noqa: E402
+    ASSIGNMENT,
+    KERNEL,
+    WRONG,
+    make_submissions,
+    new_course,
+    notebook,
+    scores,
+    sqlite_url,
+    stock_autograde,
+    submit,
+)
+
+from attnkit import grader  # noqa: E402
+
+pytest_plugins = ["pg_fixture"]
+pytestmark = pytest.mark.slow
+
+# A kernel whose first start fails: argv[1] is a marker file, created by that failed start.
+FLAKY = """
+import os, sys
+marker = sys.argv.pop(1)
+if not os.path.exists(marker):
+    open(marker, "w").close()
+    sys.exit(3)
+from ipykernel import kernelapp
+kernelapp.launch_new_instance()
+"""
+
+
+@pytest.fixture(autouse=True)
+def _sqlite(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ATTNKIT_DB_URL", raising=False)
+
+
+@pytest.fixture(scope="module")
+def flaky_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Install kernel "flaky" on JUPYTER_PATH; yield the marker of its failed first start."""
+    prefix = tmp_path_factory.mktemp("jupyter")
+    marker = prefix / "failed-once"
+    spec = prefix / "kernels" / "flaky" / "kernel.json"
+    spec.parent.mkdir(parents=True)
+    spec.write_text(json.dumps({
+        "argv": [sys.executable, "-c", FLAKY, str(marker), "-f", "{connection_file}"],
+        "display_name": "flaky", "language": "python"}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", str(prefix))
+        yield marker
+
+
+@pytest.fixture(scope="module")
+def scheduler(flaky_kernel: Path) -> Iterator[str]:
+    """A running two-worker cluster (its workers see the flaky kernel): its address."""
+    with grader.local_cluster(2) as cluster:
+        yield cluster.scheduler_address
+
+
+def totals(grades: dict[tuple[str, str], float | None]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for (student, _), score in grades.items():
+        out[student] = out.get(student, 0.0) + (score or 0.0)
+    return out
+
+
+def autograded(course: Path, student: str) -> Path:
+    return course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def test_same_scores_as_stock_nbgrader(course_template: Path, tmp_path: Path) -> None:
+    stock = new_course(course_template, tmp_path / "stock")
+    students = make_submissions(stock, 6)
+    kit = tmp_path / "kit"
+    shutil.copytree(stock, kit)
+
+    result = stock_autograde(stock)
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = grader.autograde(kit, ASSIGNMENT, workers=2, progress=False, kernel=KERNEL)
+
+    assert sorted(summary.graded) == students
+    assert summary.failed == [] and summary.skipped == []
+    expected = scores(sqlite_url(stock))
+    assert len(expected) == 6 * 7
+    assert scores(sqlite_url(kit)) == expected
+    assert all(autograded(kit, student).exists() for student in students)
+    total = totals(expected)
+    assert total["s00"] == 9 and total["s01"] == 0  # complete, blank
+    assert all(0 < total[s] < 9 for s in students[2:]), total  # a crash, broken functions
+
+
+def test_incremental_force_and_kernel_retry(course_template: Path, tmp_path: Path,
+                                            scheduler: str, flaky_kernel: Path) -> None:
+    course = new_course(course_template, tmp_path / "course")
+    submit(course, "complete", notebook(course))
+    submit(course, "blank", notebook(course, "release"))
+    submit(course, "broken", notebook(
+        course, ps1_softmax_cols_code=WRONG["ps1_softmax_cols_code"]))
+    submit(course, "corrupt", "{not a notebook")
+    run = functools.partial(grader.autograde, course, ASSIGNMENT, scheduler=scheduler,
+                            progress=False, kernel=KERNEL)
+    graded = ["blank", "broken", "complete"]
+
+    first = run()
+    assert sorted(first.graded) == graded and first.failed == ["corrupt"]
+    assert "JSON" in first.reasons["corrupt"]
+    assert (course / ".attnkit" / "autograde" / ASSIGNMENT / "corrupt.log").exists()
+    total = totals(scores(sqlite_url(course)))
+    assert total["complete"] == 9 and total["blank"] == 0 and 0 < total["broken"] < 9
+
+    second = run()  # nothing changed: skipped; the failed one is tried again
+    assert second.graded == [] and sorted(second.skipped) == graded
+    assert second.failed == ["corrupt"]
+
+    submit(course, "broken", notebook(course))  # the student fixed it
+    third = run()
+    assert third.graded == ["broken"] and sorted(third.skipped) == ["blank", "complete"]
+    after = scores(sqlite_url(course))
+    assert totals(after)["broken"] == 9
+
+    forced = run(force=True, students=["blank"], kernel="flaky")
+    assert forced.graded == ["blank"] and forced.skipped == [] and forced.failed == []
+    assert flaky_kernel.exists()  # its first start failed, and was retried
+    assert scores(sqlite_url(course)) == after
+
+
+def kill_busy_worker(client: Client, timeout: float = 300) -> str:
+    """SIGKILL a worker process while it grades; return the key it was grading."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        busy = {worker: keys for worker, keys in client.processing().items() if keys}
+        if busy:
+            worker, keys = next(iter(busy.items()))
+            time.sleep(1.0)  # into the notebook's kernel run
+            pid = client.run(os.getpid, workers=[worker])[worker]
+            os.kill(pid, signal.SIGKILL)
+            return keys[0]
+        time.sleep(0.1)
+    raise AssertionError("no worker ever started grading")
+
+
+def test_killed_worker_and_interrupted_run(course_template: Path, tmp_path: Path,
+                                           scheduler: str) -> None:
+    course = new_course(course_template, tmp_path / "course")
+    students = make_submissions(course, 4)
+    run = functools.partial(grader.autograde, course, ASSIGNMENT, scheduler=scheduler,
+                            progress=False, kernel=KERNEL)
+    first = run(students=students[:2])  # a run stopped after half the class
+    assert sorted(first.graded) == students[:2]
+
+    summaries: list[grader.Summary] = []
+    rerun = threading.Thread(target=lambda: summaries.append(run()))
+    with Client(scheduler, set_as_default=False) as client:
+        rerun.start()
+        killed = kill_busy_worker(client)
+        rerun.join(timeout=600)
+    assert killed.startswith("autograde-")
+    (summary,) = summaries
+    assert sorted(summary.skipped) == students[:2]
+    assert sorted(summary.graded) == students[2:] and summary.failed == []
+    grades = scores(sqlite_url(course))
+    assert {student for student, _ in grades} == set(students)
+    assert all(score is not None for (_, cell), score in grades.items()
+               if cell != "ps1_positional_answer")
+    assert all(autograded(course, student).exists() for student in students)

@@ -1,0 +1,54 @@
+"""``attnkit autograde`` into a real PostgreSQL gradebook, several workers writing at once."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.register_assert_rewrite("pg_fixture")  # its fixtures are loaded as a plugin below
+from pg_fixture import (  # noqa: E402
+    ASSIGNMENT,
+    KERNEL,
+    grade_rows,
+    make_submissions,
+    new_course,
+    scores,
+    sqlite_url,
+    stock_autograde,
+)
+
+from attnkit import grader  # noqa: E402
+
+pytest_plugins = ["pg_fixture"]
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+
+def test_every_grade_reaches_postgres_once(course_template: Path, tmp_path: Path,
+                                           postgres: str, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    stock = new_course(course_template, tmp_path / "stock")
+    students = make_submissions(stock, 12)
+    kit = tmp_path / "kit"
+    shutil.copytree(stock, kit)
+    (kit / "gradebook.db").unlink()  # the kit grades into the empty PostgreSQL database
+    monkeypatch.setenv("ATTNKIT_DB_URL", postgres)
+
+    summary = grader.autograde(kit, ASSIGNMENT, workers=4, progress=False, kernel=KERNEL)
+    assert sorted(summary.graded) == students
+    assert summary.failed == [] and summary.skipped == []
+
+    result = stock_autograde(stock)  # serial, into SQLite
+    assert result.returncode == 0, result.stderr[-3000:]
+    expected = scores(sqlite_url(stock))
+    cells = {cell for _, cell in expected}
+    assert len(cells) == 7
+    assert grade_rows(postgres) == {(s, c): 1 for s in students for c in cells}
+    assert scores(postgres) == expected
+
+    again = grader.autograde(kit, ASSIGNMENT, workers=2, force=True, students=students[:3],
+                             progress=False, kernel=KERNEL)  # regrading updates the rows
+    assert sorted(again.graded) == students[:3] and again.failed == []
+    assert grade_rows(postgres) == {(s, c): 1 for s in students for c in cells}
+    assert scores(postgres) == expected
