@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from attnkit import course, grader, intake, samples, sandbox
+from attnkit import course, export, grader, intake, report, samples, sandbox
 
 console = Console()
 
@@ -90,6 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     autograde = sub.add_parser("autograde", help="grade submissions in parallel on Dask")
     grader.add_arguments(autograde)
     autograde.set_defaults(func=grader.main)
+    rep = sub.add_parser("report", help="write an HTML report on one graded assignment")
+    report.add_arguments(rep)
+    rep.set_defaults(func=report.main)
+    exp = sub.add_parser("export", help="export grades as CSV: per question, or for Canvas/Moodle")
+    export.add_arguments(exp)
+    exp.set_defaults(func=export.main)
     args = parser.parse_args(argv)
     args.root = args.root.resolve()
     return args.func(args)
