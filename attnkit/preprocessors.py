@@ -16,6 +16,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import textwrap
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode, from_dict
@@ -44,8 +45,9 @@ def grading_seed(resources: dict, salt: str = "") -> int:
 
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
+    """An error output whose 'traceback' is just the message, wrapped for reading."""
     return from_dict({"output_type": "error", "ename": ename, "evalue": evalue,
-                      "traceback": [f"{ename}: {evalue}"]})
+                      "traceback": [textwrap.fill(f"{ename}: {evalue}", width=96)]})
 
 
 def describe_error(output: NotebookNode) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-SOLUTION = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.MULTILINE)
+SOLUTION = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*$\n?", re.MULTILINE)
 
 
 @dataclass(frozen=True)

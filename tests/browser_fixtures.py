@@ -188,7 +188,8 @@ def static_server(directory: Path, home: Path) -> Iterator[Server]:
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is not installed")
-    from playwright.sync_api import sync_playwright
+    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_playwright = sync_api.sync_playwright
 
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -199,7 +200,7 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser, tmp_path: Path) -> Iterator[object]:
+def page(browser) -> Iterator[object]:
     """A fresh browser context and page at 1280x900 that only reaches loopback servers
     (the feedback pages ask a CDN for MathJax: refused at once instead of timing out)."""
     context = browser.new_context(viewport=VIEWPORT)

@@ -3,7 +3,7 @@
 Every submission starts from a complete, correct ps1 and changes one thing.
 ``zero`` lists the test cells that must score nothing; every other autograded
 cell must keep full marks (so an attack or a crash disturbs nothing else).
-``reason`` is text the student's feedback must show.
+``reason`` is a pattern the student's feedback must show (case-insensitive).
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def self_attention_loop(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
         pass
 """}),
     Hostile("h15_memory_bomb", "allocates memory until it runs out",
-            ["ps1_softmax_cols", *ATTENTION], reason="MemoryError", code={
+            ["ps1_softmax_cols", *ATTENTION], reason="MemoryError|kernel", code={
                 "ps1_softmax_cols_code": """\
 hoard = []
 while True:
@@ -235,7 +235,7 @@ sys.exit()
             code={"ps1_scaled_code": "import ctypes\nctypes.string_at(0)\n"}),
     Hostile("h20_huge_output", "prints two million lines at once", [], code={
         "ps1_softmax_code": """\
-print("spam\n" * 2_000_000)
+print("spam\\n" * 2_000_000)
 
 def softmax(items_in):
     z = np.asarray(items_in, dtype=float).ravel()

@@ -17,7 +17,7 @@ from nbgrader.api import Gradebook
 from attnkit import course as kit_course
 
 pytestmark = pytest.mark.slow
-HIDDEN = re.compile(r"probe\(|HIDDEN TESTS|attnkit\.probe|from attnkit")
+HIDDEN = re.compile(r"from attnkit\.probe import probe|probe\(\"ps1_|HIDDEN TESTS")
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +33,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def outcome(root: Path, student: str) -> tuple[dict[str, float], str]:
+    """Each autograded cell's score as a fraction of its points, and the feedback page."""
     with Gradebook(kit_course.db_url(root)) as gb:
         sub = gb.find_submission(A, student)
-        scores = {g.name: g.score for nb in sub.notebooks for g in nb.grades}
+        scores = {g.name: g.score / g.max_score for nb in sub.notebooks for g in nb.grades}
     page = root / "feedback" / student / A / NB.replace(".ipynb", ".html")
     return scores, page.read_text() if page.exists() else ""
 
@@ -45,14 +46,13 @@ def test_hostile_suite(graded: Path) -> None:
     for hostile in SUITE:
         scores, page = outcome(graded, hostile.student)
         zeroed = sorted(c for c in ALL if scores.get(c) == 0)
-        kept = all(scores.get(c, 0) > 0 for c in ALL if c not in hostile.zero)
-        ok = (set(hostile.zero) <= set(zeroed) and kept and bool(page)
-              and hostile.reason.lower() in page.lower())
+        kept = all(scores.get(c) == 1 for c in ALL if c not in hostile.zero)
+        shown = bool(re.search(hostile.reason, page, re.IGNORECASE))
+        ok = set(hostile.zero) <= set(zeroed) and kept and bool(page) and shown
         expected = f"0 on {', '.join(hostile.zero) or 'nothing'}; others full"
         actual = (f"0 on {', '.join(zeroed) or 'nothing'}; "
                   f"{'feedback' if page else 'NO FEEDBACK'}"
-                  + (f"; reason {'shown' if hostile.reason.lower() in page.lower() else 'MISSING'}"
-                     if hostile.reason else ""))
+                  + (f"; reason {'shown' if shown else 'MISSING'}" if hostile.reason else ""))
         rows.append((hostile.student, hostile.attack, expected, actual, "ok" if ok else "FAIL"))
         if not ok:
             problems.append(hostile.student)
