@@ -385,3 +385,19 @@ def test_formgrader_manual_grade_reaches_gradebook_and_feedback(page, graded_cou
     assert comment in html
     for leak in HIDDEN:
         assert leak not in html, f"regenerated feedback shows {leak!r}"
+
+
+def test_instructor_report_page(page, graded_course: Path, tmp_path: Path) -> None:
+    """`attnkit report` on the graded class: every section shows, figures load."""
+    run(["attnkit", "report", PS1], graded_course)
+    with static_server(graded_course / "reports", tmp_path) as server:
+        assert page.goto(f"{server.base}/{PS1}/index.html").ok
+        text = page.locator("body").inner_text()
+        for section in ("Score distribution", "Pass rate", "misconception", "Manual grading"):
+            assert section.lower() in text.lower(), f"report lacks {section!r}"
+        images = page.locator("img")
+        assert images.count() >= 3
+        for index in range(images.count()):
+            width = images.nth(index).evaluate("img => img.naturalWidth")
+            assert width > 0, "a report figure did not load"
+        save_screenshot(page, "report.png", full_page=True)
