@@ -49,8 +49,9 @@ def _tool(name: str) -> str:
     return shutil.which(name) or name
 
 
-def _system_binds() -> list[str]:
-    """bwrap arguments shared by every sandbox: namespaces, system dirs, the environment."""
+def _system_binds(tmp_size: int = 16 << 20) -> list[str]:
+    """bwrap arguments shared by every sandbox: namespaces, system dirs, a private /tmp,
+    the environment (bound after /tmp, so an environment under /tmp stays visible)."""
     args = [_tool("bwrap"), "--unshare-all", "--unshare-user", "--die-with-parent",
             "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
     for name in ("bin", "sbin", "lib", "lib64"):
@@ -59,7 +60,8 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
-    return [*args, "--ro-bind", sys.prefix, sys.prefix, "--proc", "/proc", "--dev", "/dev"]
+    return [*args, "--size", str(tmp_size), "--tmpfs", "/tmp", "--ro-bind", sys.prefix, sys.prefix,
+            "--proc", "/proc", "--dev", "/dev"]
 
 
 def check_sandbox() -> str | None:
@@ -276,7 +278,7 @@ class SandboxProvisioner(LocalProvisioner):
                   f"--fsize={self.file_size_limit}", f"--nproc={self.process_limit}", "--"]
         drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         env = [a for k, v in _kernel_env(parent_env).items() for a in ("--setenv", k, v)]
-        return [*limits, *drop, *_system_binds(), "--size", str(self.tmp_size), "--tmpfs", "/tmp",
+        return [*limits, *drop, *_system_binds(self.tmp_size),
                 *self._box.binds(), "--remount-ro", "/", "--remount-ro", "/dev",
                 "--chdir", WORK_DIR, *env, "--", *cmd]
 
