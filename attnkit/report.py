@@ -39,6 +39,7 @@ from matplotlib.figure import Figure
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.engine import make_url
+from tqdm import tqdm
 
 from attnkit import misconceptions
 from attnkit.course import load_config
@@ -355,7 +356,8 @@ def collect(root: Path, assignment: str) -> AssignmentData:
         everyone = sorted(s.id for s in gb.students)
 
     problems: list[Problem] = []
-    for student in sorted(_submitted_students(cd, assignment) | set(submissions)):
+    students = sorted(_submitted_students(cd, assignment) | set(submissions))
+    for student in tqdm(students, desc=f"report {assignment}", unit="student"):
         sub_dir = Path(cd.format_path(cd.submitted_directory, student, assignment))
         ag_dir = Path(cd.format_path(cd.autograded_directory, student, assignment))
         entry = submissions.get(student)
