@@ -48,6 +48,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 c.Execute.kernel_name = os.environ.get("ATTNKIT_KERNEL", "attnkit-sandbox")
 c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
+c.Execute.shutdown_kernel = "immediate"  # nothing runs after the last cell: don't wait for it
 c.KernelManager.transport = "ipc"
 c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 200

@@ -3,11 +3,11 @@
 Each submission (student, assignment) is one Dask task. Workers are long-lived
 processes, one task at a time each, that grade in-process through nbgrader's
 own API (``NbGraderAPI.autograde``: the ``Autograde`` converter with the
-course's preprocessors); only the kernels are subprocesses. Two grading-only
-settings are added to the course's pipeline: a kernel that fails to start is
-started again, and a kernel is killed instead of shut down gracefully once
-its notebook has run (nothing is graded after that; it saves about a second
-per notebook).
+course's preprocessors); only the kernels are subprocesses. The course's
+pipeline gets grading-only settings (``pipeline_config``): a kernel that fails
+to start is started again, its stdout stays off the terminal, and it is killed
+instead of shut down gracefully once its notebook has run (nothing is graded
+after that; about 0.4 s per notebook).
 
 Before fanning out, the coordinator creates the gradebook schema, the
 assignment and the students, so workers never race to create them. A
@@ -62,10 +62,21 @@ from traitlets.config import Config
 from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
 from traitlets.utils.importstring import import_item
 
+from attnkit import intake
+
 KERNEL_ENV = "ATTNKIT_KERNEL"
 STATE_DIR = Path(".attnkit") / "autograde"
 KERNEL_START_ATTEMPTS = 3
 TRANSIENT_START_ERRORS = (RuntimeError, TimeoutError, OSError, zmq.ZMQError)
+
+LOCAL_CLUSTER_CONFIG = {
+    # Workers fork from the coordinator, so they start with everything imported (a spawned
+    # worker takes 3 s or more to import nbgrader); a restarted worker is spawned.
+    "distributed.worker.multiprocessing-method": "fork",
+    # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
+    # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
+    "distributed.worker.profile.enabled": False,
+}
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +94,7 @@ class Summary:
     skipped: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     reasons: dict[str, str] = field(default_factory=dict)
+    repaired: dict[str, list[str]] = field(default_factory=dict)  # by intake, before grading
     seconds: float = 0.0
 
     def report(self) -> str:
@@ -90,6 +102,8 @@ class Summary:
         rate = f", {len(self.graded) / self.seconds:.2f} notebooks/s" if self.graded else ""
         lines = [f"{self.assignment}: graded {len(self.graded)}, skipped {len(self.skipped)}, "
                  f"failed {len(self.failed)} in {self.seconds:.1f} s{rate}"]
+        lines += [f"  repaired {student}: {why}" for student, whys in self.repaired.items()
+                  for why in whys]
         lines += [f"  FAILED {student}: {self.reasons[student]}" for student in self.failed]
         return "\n".join(lines)
 
@@ -100,7 +114,6 @@ class Outcome:
 
     student: str
     reason: str | None
-    seconds: float
     log: str = ""
 
 
@@ -139,18 +152,22 @@ class KernelStart:
                 self.km = self.create_kernel_manager()
 
 
+def _pipeline(config: Config) -> list[type]:
+    """The classes of ``Autograde.autograde_preprocessors``."""
+    if "autograde_preprocessors" in config.Autograde:
+        entries = config.Autograde.autograde_preprocessors
+    else:
+        entries = Autograde.class_traits()["autograde_preprocessors"].default()
+    return [import_item(entry) if isinstance(entry, str) else entry for entry in entries]
+
+
 def pipeline_config(config: Config, kernel: str | None) -> Config:
     """Grading-only settings: every Execute preprocessor gets ``KernelStart``, kills its
     kernel when done and, if ``kernel`` is given, runs that kernel."""
-    if "autograde_preprocessors" in config.Autograde:
-        pipeline = config.Autograde.autograde_preprocessors
-    else:
-        pipeline = Autograde.class_traits()["autograde_preprocessors"].default()
     extra = Config()
     classes = []
-    for entry in pipeline:
-        cls = import_item(entry) if isinstance(entry, str) else entry
-        if isinstance(cls, type) and issubclass(cls, Execute):
+    for cls in _pipeline(config):
+        if issubclass(cls, Execute):
             cls = type(f"Grading{cls.__name__}", (KernelStart, cls),
                        {"__module__": __name__, "__doc__": cls.__doc__})
             extra[cls.__name__] = Config(shutdown_kernel="immediate")
@@ -165,21 +182,21 @@ def kernel_name(config: Config, kernel: str | None) -> str:
     """The kernel the pipeline's Execute preprocessor will start ("" = the notebook's own)."""
     if kernel:
         return kernel
-    for cls in pipeline_config(config, None).Autograde.autograde_preprocessors:
-        if issubclass(cls, Execute):
-            return cls(config=config).kernel_name
-    return ""
+    executes = [cls for cls in _pipeline(config) if issubclass(cls, Execute)]
+    return executes[0](config=config).kernel_name if executes else ""
 
 
 # -- the worker side -------------------------------------------------------------------------
 
 _LOCK = threading.Lock()  # one submission at a time per process: chdir, env and seed are global
-_APIS: dict[tuple[str, str, str | None], NbGraderAPI] = {}
+_APIS: dict[tuple, NbGraderAPI] = {}
 
 
 def _worker_api(course_root: str, db_url: str, kernel: str | None) -> NbGraderAPI:
-    """This process's grading API for a course, built once."""
-    key = (course_root, db_url, kernel)
+    """This process's grading API for a course, built again if its config file changed."""
+    config_file = Path(course_root) / "nbgrader_config.py"
+    stamp = config_file.stat().st_mtime_ns if config_file.exists() else None
+    key = (course_root, db_url, kernel, stamp)
     if key not in _APIS:
         for noise in (MissingIDFieldWarning, SAWarning):  # nbgrader's, printed per worker
             warnings.filterwarnings("ignore", category=noise)
@@ -196,7 +213,6 @@ def grade_submission(course_root: str, assignment: str, student: str, db_url: st
                      kernel: str | None) -> Outcome:
     """Dask task: autograde one submission in this process; a bad submission never raises."""
     with _LOCK:
-        start = time.perf_counter()
         api = _worker_api(course_root, db_url, kernel)
         result = api.autograde(assignment, student, force=True, create=False)
         if result["success"]:
@@ -204,7 +220,7 @@ def grade_submission(course_root: str, assignment: str, student: str, db_url: st
         else:
             reason = failure_reason(result)
         text = "" if reason is None else (result.get("log") or "") + (result.get("error") or "")
-        return Outcome(student, reason, time.perf_counter() - start, text)
+        return Outcome(student, reason, text)
 
 
 _EXCEPTION_LINE = re.compile(r"^ {0,4}([A-Za-z_][\w.]*)(: .*)?$")
@@ -343,10 +359,14 @@ def default_workers() -> int:
 
 def local_cluster(workers: int):
     """A Dask cluster on this machine: ``workers`` processes running one task at a time."""
+    import dask
     from distributed import LocalCluster
 
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                        host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+    with dask.config.set(LOCAL_CLUSTER_CONFIG):  # the nannies keep it for their workers
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                            host="127.0.0.1", dashboard_address=None,  # no dashboard, and
+                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no 8787
+                            silence_logs=logging.ERROR)
 
 
 @contextlib.contextmanager
@@ -372,6 +392,8 @@ def autograde(course_root: Path, assignment: str, *, workers: int | None = None,
     one per core) is started. ``kernel`` (default: $ATTNKIT_KERNEL, else the config's) names
     the kernel that runs the notebooks.
     """
+    if workers is not None and workers < 1:
+        raise GradingError(f"--workers must be at least 1, not {workers}")
     start = time.perf_counter()
     root = Path(course_root).resolve()
     config = load_config(root)
@@ -399,6 +421,10 @@ def autograde(course_root: Path, assignment: str, *, workers: int | None = None,
         return summary
 
     in_gradebook, notebooks = prepare_gradebook(config, assignment, wanted)
+    for student in wanted:  # unreadable, misnamed or missing notebooks still get graded
+        repairs = intake.prepare(root, assignment, student)
+        if repairs:
+            summary.repaired[student] = [f"{r.notebook}: {r.reason}" for r in repairs]
     state = _State(coursedir, assignment)
     digests = {student: fingerprint(found[student]) for student in wanted}
     todo = []
@@ -437,7 +463,7 @@ def _fan_out(summary: Summary, state: _State, todo: list[str], digests: dict[str
             try:
                 outcome = future.result()
             except Exception as error:  # noqa: BLE001 - a lost worker or task is a failure
-                outcome = Outcome(student, f"{type(error).__name__}: {error}"[:300], 0.0,
+                outcome = Outcome(student, f"{type(error).__name__}: {error}"[:300],
                                   repr(error))
             if outcome.reason is None:
                 state.graded(student, digests[student])

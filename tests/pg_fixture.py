@@ -148,15 +148,16 @@ def grade_rows(db_url: str) -> dict[tuple[str, str], int]:
 
 
 def sqlite_url(course: Path) -> str:
+    """The course's SQLite gradebook."""
     return f"sqlite:///{course / 'gradebook.db'}"
 
 
-def stock_autograde(course: Path, *extra: str) -> subprocess.CompletedProcess:
+def stock_autograde(course: Path) -> subprocess.CompletedProcess:
     """Stock ``nbgrader autograde ps1``, serially, as an instructor runs it."""
     env = {k: v for k, v in os.environ.items() if k != "ATTNKIT_DB_URL"}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     return subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT,
-                           f"--Execute.kernel_name={KERNEL}", *extra],
+                           f"--Execute.kernel_name={KERNEL}"],
                           cwd=course, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -182,12 +183,12 @@ def postgres() -> Iterator[str]:
     def run(*cmd: str) -> None:
         subprocess.run([*as_postgres, *cmd], check=True, capture_output=True, timeout=120)
 
-    run(str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-E", "UTF8",
-        "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync")
-    run(str(PG_BIN / "pg_ctl"), "-D", str(data), "-l", str(base / "server.log"), "-w",
-        "-o", f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off "
-              "-c max_connections=200", "start")
+    pg_ctl = str(PG_BIN / "pg_ctl")
     try:
+        run(str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-E", "UTF8",
+            "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync")
+        run(pg_ctl, "-D", str(data), "-l", str(base / "server.log"), "-w",
+            "-o", f"-c listen_addresses=127.0.0.1 -p {port} -k {sockets} -c fsync=off", "start")
         admin = psycopg2.connect(host=str(sockets), port=port, user="postgres",
                                  dbname="postgres")
         admin.autocommit = True
@@ -197,5 +198,6 @@ def postgres() -> Iterator[str]:
         admin.close()
         yield f"postgresql+psycopg2://grader:grader-pw@127.0.0.1:{port}/gradebook"
     finally:
-        run(str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
+        if (data / "postmaster.pid").exists():
+            run(pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(base, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import os
@@ -75,6 +76,7 @@ def scheduler(flaky_kernel: Path) -> Iterator[str]:
 
 
 def totals(grades: dict[tuple[str, str], float | None]) -> dict[str, float]:
+    """Each student's autograded points."""
     out: dict[str, float] = {}
     for (student, _), score in grades.items():
         out[student] = out.get(student, 0.0) + (score or 0.0)
@@ -82,6 +84,7 @@ def totals(grades: dict[tuple[str, str], float | None]) -> dict[str, float]:
 
 
 def autograded(course: Path, student: str) -> Path:
+    """A student's autograded ps1 notebook."""
     return course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
@@ -107,7 +110,8 @@ def test_same_scores_as_stock_nbgrader(course_template: Path, tmp_path: Path) ->
 
 
 def test_incremental_force_and_kernel_retry(course_template: Path, tmp_path: Path,
-                                            scheduler: str, flaky_kernel: Path) -> None:
+                                            scheduler: str, flaky_kernel: Path,
+                                            capsys: pytest.CaptureFixture) -> None:
     course = new_course(course_template, tmp_path / "course")
     submit(course, "complete", notebook(course))
     submit(course, "blank", notebook(course, "release"))
@@ -116,22 +120,28 @@ def test_incremental_force_and_kernel_retry(course_template: Path, tmp_path: Pat
     submit(course, "corrupt", "{not a notebook")
     run = functools.partial(grader.autograde, course, ASSIGNMENT, scheduler=scheduler,
                             progress=False, kernel=KERNEL)
-    graded = ["blank", "broken", "complete"]
+    graded = ["blank", "broken", "complete", "corrupt"]
 
-    first = run()
-    assert sorted(first.graded) == graded and first.failed == ["corrupt"]
-    assert "JSON" in first.reasons["corrupt"]
-    assert (course / ".attnkit" / "autograde" / ASSIGNMENT / "corrupt.log").exists()
+    first = run()  # the corrupt file is repaired by intake: graded as the blank release
+    assert sorted(first.graded) == graded and first.failed == []
+    assert "JSON" in first.repaired["corrupt"][0]
     total = totals(scores(sqlite_url(course)))
     assert total["complete"] == 9 and total["blank"] == 0 and 0 < total["broken"] < 9
+    assert total["corrupt"] == 0
 
-    second = run()  # nothing changed: skipped; the failed one is tried again
-    assert second.graded == [] and sorted(second.skipped) == graded
-    assert second.failed == ["corrupt"]
+    parser = argparse.ArgumentParser()  # nothing changed: everything skipped
+    grader.add_arguments(parser)
+    args = parser.parse_args([ASSIGNMENT, "--scheduler", scheduler, "--kernel", KERNEL,
+                              "--no-progress"])
+    args.root = course  # `attnkit --root`
+    assert grader.main(args) == 0
+    report = capsys.readouterr().out
+    assert "graded 0, skipped 4, failed 0" in report
 
     submit(course, "broken", notebook(course))  # the student fixed it
     third = run()
-    assert third.graded == ["broken"] and sorted(third.skipped) == ["blank", "complete"]
+    assert third.graded == ["broken"] and sorted(third.skipped) == ["blank", "complete",
+                                                                     "corrupt"]
     after = scores(sqlite_url(course))
     assert totals(after)["broken"] == 9
 

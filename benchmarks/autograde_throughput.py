@@ -1,0 +1,361 @@
+"""Autograding throughput: stock ``nbgrader autograde``, ``attnkit autograde``, the floor.
+
+Makes K synthetic submissions (correct, a stub left in, a wrong body, two cells broken)
+across the assignments under source/, in a scratch copy of the course, then times:
+
+* stock: one ``nbgrader autograde ASSIGNMENT`` per assignment, serially, as an instructor would;
+* kit:   one ``attnkit autograde ASSIGNMENT`` per assignment, on the default local cluster;
+* floor: start a kernel, run the autograded notebook's cells, stop it (no grading), for every
+  notebook, divided by the cores the kit used.
+
+It prints notebooks/s, the kit/stock and kit/floor ratios, CPU seconds per notebook and the
+peak RSS of each command's process tree, then where one notebook's time goes, stock pipeline
+against the kit's. ``--scaling`` times the kit alone for K = 25 ... 400.
+
+    .venv/bin/python benchmarks/autograde_throughput.py -k 40 --kernel python3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import os
+import random
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import psutil
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbconvert.preprocessors import Preprocessor
+from nbformat.validator import MissingIDFieldWarning
+from nbgrader import api as nbgrader_api
+from nbgrader.apps import NbGraderAPI
+from nbgrader.utils import is_solution
+
+from attnkit import grader
+from attnkit.probe import SEED_ENV
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SOLUTION = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION\n?", re.M | re.S)
+
+
+# -- the scratch course and its submissions ----------------------------------------------------
+
+def template(scratch: Path, only: list[str] | None) -> list[str]:
+    """The course config and source/ in ``scratch/template``, each assignment generated;
+    return their ids."""
+    root = scratch / "template"
+    root.mkdir()
+    shutil.copy(REPO / "nbgrader_config.py", root)
+    api = NbGraderAPI(config=grader.load_config(root))
+    assignments = []
+    for source in sorted((REPO / "source").iterdir()):
+        if not source.is_dir() or (only and source.name not in only):
+            continue
+        shutil.copytree(source, root / "source" / source.name)
+        result = api.generate_assignment(source.name)
+        if result["success"]:
+            assignments.append(source.name)
+        else:
+            print(f"skipping {source.name}: generate_assignment failed", file=sys.stderr)
+    if not assignments:
+        sys.exit("no assignment could be generated")
+    return assignments
+
+
+def broken(cell: nbformat.NotebookNode, stub: str, rng: random.Random) -> str:
+    """The cell with its stub left in, or its solution replaced by a wrong body."""
+    if rng.random() < 0.5:
+        return stub
+    def wrong(match: re.Match) -> str:
+        indent = match.group(1)
+        return f"{indent}return None  # wrong\n" if indent else "pass  # wrong\n"
+    return SOLUTION.sub(wrong, cell.source)
+
+
+def make_submissions(root: Path, assignments: list[str], count: int, seed: int = 0) -> None:
+    """``count`` submissions, round robin over the assignments: a quarter correct, the rest
+    with one or two solution cells stubbed or wrong."""
+    rng = random.Random(seed)
+    for index in range(count):
+        assignment = assignments[index % len(assignments)]
+        student = f"bench{index:04d}"
+        dest = root / "submitted" / student / assignment
+        dest.mkdir(parents=True)
+        for path in sorted((root / "source" / assignment).glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            stubs = nbformat.read(root / "release" / assignment / path.name, as_version=4)
+            stub_of = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source
+                       for c in stubs.cells}
+            cells = [c for c in nb.cells if c.cell_type == "code" and is_solution(c)]
+            for cell in rng.sample(cells, min((0, 1, 1, 2)[index % 4], len(cells))):
+                cell.source = broken(cell, stub_of.get(cell.metadata.nbgrader["grade_id"], ""),
+                                     rng)
+            nbformat.write(nb, dest / path.name)
+
+
+def scratch_course(base: Path, name: str, assignments: list[str], count: int) -> Path:
+    root = base / name
+    shutil.copytree(base / "template", root)
+    make_submissions(root, assignments, count)
+    return root
+
+
+# -- measuring -----------------------------------------------------------------------------
+
+class Tree:
+    """Peak RSS of this process's descendants, sampled in the background."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(0.2):
+            total = 0
+            for child in me.children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    total += child.memory_info().rss
+            self.peak = max(self.peak, total)
+
+    def __enter__(self) -> Tree:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its waited-for descendants so far."""
+    own, kids = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                      resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def measure(label: str, notebooks: int, action: Callable[[], None]) -> dict:
+    print(f"{label}: {notebooks} notebooks ...", file=sys.stderr, flush=True)
+    load = os.getloadavg()[0]
+    cpu, start = cpu_seconds(), time.perf_counter()
+    with Tree() as tree:
+        action()
+    seconds = time.perf_counter() - start
+    return {"label": label, "seconds": seconds, "notebooks": notebooks,
+            "cpu": cpu_seconds() - cpu, "rss": tree.peak, "load": (load + os.getloadavg()[0]) / 2}
+
+
+def command(args: list[str], cwd: Path) -> None:
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
+    if result.returncode not in (0, 1):  # 1: some submissions failed, reported below
+        sys.exit(f"{' '.join(args)} failed:\n{result.stderr[-3000:]}")
+
+
+def stock(root: Path, assignments: list[str], kernel: str) -> None:
+    for assignment in assignments:
+        command([str(BIN / "nbgrader"), "autograde", assignment,
+                 f"--Execute.kernel_name={kernel}"], root)
+
+
+def kit(root: Path, assignments: list[str], kernel: str, workers: int) -> None:
+    for assignment in assignments:
+        command([sys.executable, "-m", "attnkit", "autograde", assignment, "--kernel", kernel,
+                 "--workers", str(workers), "--no-progress"], root)
+
+
+def floor(notebooks: list[Path], kernel: str, parallel: int = 1) -> None:
+    """Run each notebook's cells in a fresh kernel, ``parallel`` at a time; no grading."""
+    async def run(path: Path) -> None:
+        with tempfile.TemporaryDirectory(prefix="floor-") as sockets:
+            km = AsyncKernelManager(kernel_name=kernel, transport="ipc",
+                                    ip=os.path.join(sockets, "k"))
+            client = NotebookClient(nbformat.read(path, as_version=4), km=km, timeout=30,
+                                    allow_errors=True,
+                                    resources={"metadata": {"path": str(path.parent)}})
+            try:
+                await client.async_execute(stdout=subprocess.DEVNULL)  # banners
+            finally:
+                if client.kc is not None:
+                    client.kc.stop_channels()
+                await km.shutdown_kernel(now=True)
+
+    os.environ.setdefault(SEED_ENV, "1")
+    with ThreadPoolExecutor(parallel) as pool:
+        list(pool.map(lambda path: asyncio.run(run(path)), notebooks))
+
+
+# -- where one notebook's time goes --------------------------------------------------------
+
+PHASES = {
+    (NotebookClient, "start_new_kernel"): "kernel start (launch)",
+    (NotebookClient, "start_new_kernel_client"): "kernel start (until ready)",
+    (NotebookClient, "execute_cell"): "running the cells",
+    (NotebookClient, "_cleanup_kernel"): "kernel shutdown",
+    (nbgrader_api.Gradebook, "__init__"): "gradebook: connect + schema check",
+}
+
+
+@contextlib.contextmanager
+def timed(totals: dict[str, float]) -> Iterator[None]:
+    """Add the time spent in each phase (and in every other preprocessor) to ``totals``."""
+    saved = []
+
+    def wrap(owner: type, name: str, label: str | None) -> None:
+        original = owner.__dict__[name]
+
+        @functools.wraps(original)
+        def timed_call(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                key = label or f"preprocessor {type(args[0]).__name__.removeprefix('Grading')}"
+                totals[key] += time.perf_counter() - start
+        saved.append((owner, name, original))
+        setattr(owner, name, timed_call)
+
+    for (owner, name), label in PHASES.items():
+        wrap(owner, name, label)
+    wrap(Preprocessor, "__call__", None)
+    try:
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+def breakdown(root: Path, assignment: str, students: list[str], kernel: str,
+              kit_pipeline: bool) -> dict[str, float]:
+    """Seconds per notebook in each phase, grading in this process with nbgrader's API."""
+    config = grader.load_config(root)
+    if kit_pipeline:
+        config.merge(grader.pipeline_config(config, kernel))
+    else:
+        config.Execute.kernel_name = kernel
+    api = NbGraderAPI(config=config)
+    totals: dict[str, float] = defaultdict(float)
+    start = time.perf_counter()
+    with timed(totals):
+        for student in students:
+            api.autograde(assignment, student, force=True)
+    totals["total"] = time.perf_counter() - start
+    return {phase: seconds / len(students) for phase, seconds in totals.items()}
+
+
+# -- reports ---------------------------------------------------------------------------------
+
+def throughput_table(rows: list[dict], cores: int) -> str:
+    rate = {row["label"]: row["notebooks"] / row["seconds"] for row in rows}
+    lines = [f"{'':9} {'notebooks':>9} {'seconds':>8} {'nb/s':>6} {'CPU s/nb':>8} "
+             f"{'peak RSS':>9} {'load':>5}"]
+    for row in rows:
+        lines.append(f"{row['label']:9} {row['notebooks']:9d} {row['seconds']:8.1f} "
+                     f"{rate[row['label']]:6.2f} {row['cpu'] / row['notebooks']:8.2f} "
+                     f"{row['rss'] / 2**20:7.0f}MB {row['load']:5.1f}")
+    lines.append(f"floor: serial time / {cores} cores; floor x{cores}: {cores} kernels at a "
+                 "time, measured; floor RSS: the kernels alone; load: 1-min load average;\n"
+                 "CPU: of reaped child processes (misses sandboxed kernels, killed inside bwrap)")
+    lines.append(f"kit/stock = {rate['kit'] / rate['stock']:.2f}x (target >= 4)   "
+                 f"floor/kit = {rate['floor'] / rate['kit']:.2f}x (target <= 1.5)")
+    return "\n".join(lines)
+
+
+def breakdown_table(stock_phases: dict[str, float], kit_phases: dict[str, float]) -> str:
+    lines = [f"{'seconds per notebook':36} {'stock':>7} {'kit':>7}"]
+    phases = sorted((set(stock_phases) | set(kit_phases)) - {"total"},
+                    key=lambda p: -stock_phases.get(p, 0))
+    for phase in [*phases, "total"]:
+        lines.append(f"{phase:36} {stock_phases.get(phase, 0):7.3f} "
+                     f"{kit_phases.get(phase, 0):7.3f}")
+    lines.append("(in one process; preprocessors include their own gradebook queries; "
+                 "ResilientExecute includes the kernel phases above it)")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-k", "--submissions", type=int, default=100, help="K (default 100)")
+    parser.add_argument("--kernel", default=os.environ.get(grader.KERNEL_ENV, "python3"),
+                        help="kernel for every run (default: $ATTNKIT_KERNEL, else python3)")
+    parser.add_argument("--workers", type=int, default=grader.default_workers(),
+                        help="kit workers (default: one per core)")
+    parser.add_argument("--assignment", action="append", dest="assignments",
+                        help="only this assignment (repeatable; default: all under source/)")
+    parser.add_argument("--breakdown", type=int, default=4, metavar="N",
+                        help="notebooks per pipeline in the time breakdown (0: none)")
+    parser.add_argument("--scaling", action="store_true",
+                        help="only time the kit for K = --sizes")
+    parser.add_argument("--sizes", default="25,50,100,200,400")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    args = parser.parse_args()
+
+    warnings.filterwarnings("ignore", category=MissingIDFieldWarning)  # nbformat's noise
+    os.environ.pop("ATTNKIT_DB_URL", None)  # the scratch course grades into its own SQLite
+    os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
+    base = Path(tempfile.mkdtemp(prefix="attnkit-bench-"))
+    try:
+        assignments = template(base, args.assignments)
+        print(f"assignments: {', '.join(assignments)}; kernel {args.kernel}; "
+              f"{args.workers} kit workers on {grader.default_workers()} cores", flush=True)
+        if args.scaling:
+            print(f"{'K':>5} {'seconds':>8} {'nb/s':>6} {'s/nb':>6}")
+            for size in map(int, args.sizes.split(",")):
+                root = scratch_course(base, f"scale{size}", assignments, size)
+                row = measure("kit", size, lambda r=root: kit(r, assignments, args.kernel,
+                                                                 args.workers))
+                print(f"{size:5d} {row['seconds']:8.1f} {size / row['seconds']:6.2f} "
+                      f"{row['seconds'] / size:6.2f}", flush=True)
+                shutil.rmtree(root)
+            return 0
+
+        count = args.submissions
+        stock_root = scratch_course(base, "stock", assignments, count)
+        kit_root = scratch_course(base, "kit", assignments, count)
+        rows = [measure("stock", count, lambda: stock(stock_root, assignments, args.kernel)),
+                measure("kit", count,
+                        lambda: kit(kit_root, assignments, args.kernel, args.workers))]
+        graded = sorted((kit_root / "autograded").glob("*/*/*.ipynb"))
+        row = measure("floor", len(graded), lambda: floor(graded, args.kernel))
+        row["seconds"] /= args.workers
+        rows.append(row)
+        rows.append(measure(f"floor x{args.workers}", len(graded),
+                            lambda: floor(graded, args.kernel, args.workers)))
+        print(throughput_table(rows, args.workers))
+
+        if args.breakdown:
+            assignment = assignments[0]
+            students = sorted(p.parent.name for p in
+                              (kit_root / "submitted").glob(f"*/{assignment}"))[:args.breakdown]
+            stock_phases = breakdown(kit_root, assignment, students, args.kernel, False)
+            kit_phases = breakdown(kit_root, assignment, students, args.kernel, True)
+            print(f"\nwhere one {assignment} notebook's time goes "
+                  f"({len(students)} notebooks each, serially)")
+            print(breakdown_table(stock_phases, kit_phases))
+        return 0
+    finally:
+        if args.keep:
+            print(f"scratch directory kept: {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
