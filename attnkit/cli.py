@@ -18,7 +18,7 @@ from rich.table import Table
 
 from attnkit import course, export, grader, intake, report, samples, sandbox
 
-console = Console()
+console = Console(width=max(shutil.get_terminal_size().columns, 132))  # the grade table fits
 
 
 def print_grades(root: Path) -> None:
