@@ -121,12 +121,11 @@ class JudgeProbes(NbGraderPreprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict):
         self.seed = resources.get("attnkit", {}).get("seed",
                                                      int(os.environ.get(SEED_ENV, "0")))
-        verdicts = resources.setdefault("attnkit", {}).setdefault("verdicts", {})
         for cell in nb.cells:
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if cell.cell_type == "code" and is_grade(cell) and grade_id in CHECKS:
                 verdict = self.judge_cell(cell, grade_id)
-                cell.metadata[VERDICT] = verdicts[grade_id] = {
+                cell.metadata[VERDICT] = {
                     "score": verdict.score, "points": verdict.points, "message": verdict.message,
                     "misconception": verdict.misconception}
         return nb, resources
