@@ -7,16 +7,23 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from jupyter_core.paths import jupyter_config_path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from tqdm import tqdm
 from traitlets.config import Config, PyFileConfigLoader
+from traitlets.config.loader import ConfigFileNotFound
 
 
 def load_config(root: Path) -> Config:
-    """The course's nbgrader_config.py, exactly as stock nbgrader reads it."""
-    return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    """The ``nbgrader_config.py`` files stock nbgrader reads: Jupyter's config dirs, the course."""
+    config = Config()
+    for directory in [*reversed(jupyter_config_path()), str(root)]:
+        with contextlib.suppress(ConfigFileNotFound):
+            config.merge(PyFileConfigLoader("nbgrader_config.py", path=directory).load_config())
+    config.CourseDirectory.root = str(root)
+    return config
 
 
 @contextlib.contextmanager

@@ -49,7 +49,6 @@ sys.modules.setdefault("rfc3987_syntax", None)
 import nbformat
 import zmq
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-from jupyter_core.paths import jupyter_config_path
 from nbformat.validator import MissingIDFieldWarning
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
@@ -59,10 +58,10 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import is_grade, is_solution
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
-from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
 from traitlets.utils.importstring import import_item
 
 from attnkit import intake
+from attnkit.course import load_config
 
 KERNEL_ENV = "ATTNKIT_KERNEL"
 STATE_DIR = Path(".attnkit") / "autograde"
@@ -118,16 +117,6 @@ class Outcome:
 
 
 # -- configuration ---------------------------------------------------------------------------
-
-def load_config(course_root: Path) -> Config:
-    """The ``nbgrader_config.py`` files stock nbgrader reads: Jupyter's config dirs, the course."""
-    config = Config()
-    for directory in [*reversed(jupyter_config_path()), str(course_root)]:
-        with contextlib.suppress(ConfigFileNotFound):
-            config.merge(PyFileConfigLoader("nbgrader_config.py", path=directory).load_config())
-    config.CourseDirectory.root = str(course_root)
-    return config
-
 
 class KernelStart:
     """Mixin for nbgrader's ``Execute``: a kernel that fails to start is started again, and
