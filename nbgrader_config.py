@@ -50,6 +50,9 @@ c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
 c.Execute.shutdown_kernel = "immediate"  # nothing runs after the last cell: don't wait for it
 c.KernelManager.transport = "ipc"
+# `attnkit autograde` forks sandboxed kernels from a server that has imported ipykernel, numpy
+# and matplotlib once; c.SandboxProvisioner.warm_start = False turns that off, True turns it
+# on for stock nbgrader commands too.
 c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40

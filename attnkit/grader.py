@@ -28,6 +28,7 @@ import hashlib
 import json
 import logging
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -48,6 +49,7 @@ sys.modules.setdefault("rfc3987_syntax", None)
 
 import nbformat
 import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbformat.validator import MissingIDFieldWarning
 from nbgrader.api import Gradebook, MissingEntry
@@ -96,11 +98,12 @@ class Summary:
     repaired: dict[str, list[str]] = field(default_factory=dict)  # by intake, before grading
     seconds: float = 0.0
 
-    def report(self) -> str:
-        """A few lines for the terminal."""
+    def report(self, timed: bool = True) -> str:
+        """A few lines for the terminal (``timed``: with the run's time and rate)."""
         rate = f", {len(self.graded) / self.seconds:.2f} notebooks/s" if self.graded else ""
         lines = [f"{self.assignment}: graded {len(self.graded)}, skipped {len(self.skipped)}, "
-                 f"failed {len(self.failed)} in {self.seconds:.1f} s{rate}"]
+                 f"failed {len(self.failed)}" + (f" in {self.seconds:.1f} s{rate}" if timed
+                                                 else "")]
         lines += [f"  repaired {student}: {why}" for student, whys in self.repaired.items()
                   for why in whys]
         lines += [f"  FAILED {student}: {self.reasons[student]}" for student in self.failed]
@@ -141,6 +144,33 @@ class KernelStart:
                 self.km = self.create_kernel_manager()
 
 
+class PromptClient(AsyncKernelClient):
+    """A kernel client that is ready as soon as the kernel answers ``kernel_info`` with its
+    IOPub connected. jupyter_client then also waits for IOPub to stay silent for 0.2 s, idle
+    time on every notebook; nbclient ignores IOPub messages that answer other requests."""
+
+    def start_channels(self, *args, **kwargs) -> None:
+        # The kernel binds its sockets about 0.1 s after launch: retry the connection every
+        # 10 ms rather than ZMQ's 100 ms.
+        self.context.setsockopt(zmq.RECONNECT_IVL, 10)
+        super().start_channels(*args, **kwargs)
+
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
+        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        while True:
+            self.kernel_info()
+            with contextlib.suppress(queue.Empty):
+                reply = await self.shell_channel.get_msg(timeout=1)
+                if reply["msg_type"] == "kernel_info_reply":
+                    await self.iopub_channel.get_msg(timeout=0.2)  # IOPub is connected
+                    self._handle_kernel_info_reply(reply)
+                    return
+            if not await self._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
+
+
 def _pipeline(config: Config) -> list[type]:
     """The classes of ``Autograde.autograde_preprocessors``."""
     if "autograde_preprocessors" in config.Autograde:
@@ -152,7 +182,8 @@ def _pipeline(config: Config) -> list[type]:
 
 def pipeline_config(config: Config, kernel: str | None) -> Config:
     """Grading-only settings: every Execute preprocessor gets ``KernelStart``, kills its
-    kernel when done and, if ``kernel`` is given, runs that kernel."""
+    kernel when done and, if ``kernel`` is given, runs that kernel; sandboxed kernels are
+    forked from a warm server unless the course says otherwise."""
     extra = Config()
     classes = []
     for cls in _pipeline(config):
@@ -164,6 +195,9 @@ def pipeline_config(config: Config, kernel: str | None) -> Config:
                 extra[cls.__name__].kernel_name = kernel
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
+    extra.AsyncKernelManager.client_factory = PromptClient
+    if "warm_start" not in config.SandboxProvisioner:  # the course may turn it off
+        extra.SandboxProvisioner.warm_start = True  # sandboxed kernels forked warm
     return extra
 
 
@@ -370,11 +404,17 @@ def _client(scheduler: str | None, workers: int):
             yield client
 
 
-def autograde(course_root: Path, assignment: str, *, workers: int | None = None,
-              scheduler: str | None = None, force: bool = False,
-              students: list[str] | None = None, progress: bool = True,
-              kernel: str | None = None) -> Summary:
-    """Autograde every submission of ``assignment`` (or of ``students``) on Dask.
+def autograde(course_root: Path, assignment: str, **options) -> Summary:
+    """Autograde every submission of one assignment; see ``autograde_all``."""
+    return autograde_all(course_root, [assignment], **options)[0]
+
+
+def autograde_all(course_root: Path, assignments: list[str], *, workers: int | None = None,
+                  scheduler: str | None = None, force: bool = False,
+                  students: list[str] | None = None, progress: bool = True,
+                  kernel: str | None = None) -> list[Summary]:
+    """Autograde every submission of ``assignments`` (or of ``students``) on Dask, all of them
+    on one cluster; one summary per assignment, each with the run's time.
 
     ``scheduler`` is the address of a running Dask scheduler whose workers see the course
     directory at the same path; without it a local cluster of ``workers`` processes (default:
@@ -396,6 +436,30 @@ def autograde(course_root: Path, assignment: str, *, workers: int | None = None,
             raise GradingError(f"kernel {name!r} is not installed (`attnkit install-kernels`), "
                                f"or choose another with --kernel or ${KERNEL_ENV}") from None
 
+    jobs = [_plan(root, config, assignment, students, force) for assignment in assignments]
+    todo = sum(len(job.todo) for job in jobs)
+    if todo:
+        _fan_out(jobs, root, coursedir.db_url, kernel, scheduler,
+                 min(workers or default_workers(), todo), progress)
+    for job in jobs:
+        job.summary.seconds = time.perf_counter() - start
+    return [job.summary for job in jobs]
+
+
+@dataclass
+class _Job:
+    """One assignment's part of a run."""
+
+    summary: Summary
+    state: _State
+    todo: list[str]
+    digests: dict[str, str]
+
+
+def _plan(root: Path, config: Config, assignment: str, students: list[str] | None,
+          force: bool) -> _Job:
+    """Intake, gradebook rows and fingerprints: which submissions of ``assignment`` to grade."""
+    coursedir = CourseDirectory(config=config)
     found = submissions(coursedir, assignment)
     wanted = list(found) if students is None else list(dict.fromkeys(students))
     summary = Summary(assignment)
@@ -405,16 +469,15 @@ def autograde(course_root: Path, assignment: str, *, workers: int | None = None,
             summary.reasons[student] = "no submission in " + coursedir.format_path(
                 coursedir.submitted_directory, student, assignment)
     wanted = [s for s in wanted if s in found]
+    state = _State(coursedir, assignment)
     if not wanted:
-        summary.seconds = time.perf_counter() - start
-        return summary
+        return _Job(summary, state, [], {})
 
     in_gradebook, notebooks = prepare_gradebook(config, assignment, wanted)
     for student in wanted:  # unreadable, misnamed or missing notebooks still get graded
         repairs = intake.prepare(root, assignment, student)
         if repairs:
             summary.repaired[student] = [f"{r.notebook}: {r.reason}" for r in repairs]
-    state = _State(coursedir, assignment)
     digests = {student: fingerprint(found[student]) for student in wanted}
     todo = []
     for student in wanted:
@@ -425,43 +488,43 @@ def autograde(course_root: Path, assignment: str, *, workers: int | None = None,
             summary.skipped.append(student)
         else:
             todo.append(student)
-
-    if todo:
-        _fan_out(summary, state, todo, digests, root, coursedir.db_url, kernel,
-                 scheduler, min(workers or default_workers(), len(todo)), progress)
-    summary.seconds = time.perf_counter() - start
-    return summary
+    return _Job(summary, state, todo, digests)
 
 
-def _fan_out(summary: Summary, state: _State, todo: list[str], digests: dict[str, str],
-             root: Path, db_url: str, kernel: str | None, scheduler: str | None,
-             workers: int, progress: bool) -> None:
-    """Grade ``todo`` on Dask, one task per submission, recording each outcome as it lands."""
+def _fan_out(jobs: list[_Job], root: Path, db_url: str, kernel: str | None,
+             scheduler: str | None, workers: int, progress: bool) -> None:
+    """Grade every job's ``todo`` on Dask, one task per submission, recording each outcome as
+    it lands."""
     from distributed import as_completed
     from tqdm import tqdm
 
     run = uuid.uuid4().hex[:8]
+    total = sum(len(job.todo) for job in jobs)
+    label = jobs[0].summary.assignment if len(jobs) == 1 else f"{len(jobs)} assignments"
     with _client(scheduler, workers) as client, \
-            tqdm(total=len(todo), desc=summary.assignment, unit="nb", disable=not progress,
+            tqdm(total=total, desc=label, unit="nb", disable=not progress,
                  dynamic_ncols=True) as bar:
-        futures = {client.submit(grade_submission, str(root), summary.assignment, student,
-                                 db_url, kernel, key=f"autograde-{run}-{student}",
-                                 pure=False): student for student in todo}
+        futures = {client.submit(grade_submission, str(root), job.summary.assignment, student,
+                                 db_url, kernel, pure=False,
+                                 key=f"autograde-{run}-{job.summary.assignment}-{student}"):
+                   (job, student) for job in jobs for student in job.todo}
+        failed = 0
         for future in as_completed(futures, loop=client.loop):
-            student = futures[future]
+            job, student = futures[future]
             try:
                 outcome = future.result()
             except Exception as error:  # noqa: BLE001 - a lost worker or task is a failure
                 outcome = Outcome(student, f"{type(error).__name__}: {error}"[:300],
                                   repr(error))
             if outcome.reason is None:
-                state.graded(student, digests[student])
-                summary.graded.append(student)
+                job.state.graded(student, job.digests[student])
+                job.summary.graded.append(student)
             else:
-                path = state.failed(student, outcome.log)
-                summary.failed.append(student)
-                summary.reasons[student] = f"{outcome.reason} (log: {path})"
-            bar.set_postfix(failed=len(summary.failed), refresh=False)
+                path = job.state.failed(student, outcome.log)
+                job.summary.failed.append(student)
+                job.summary.reasons[student] = f"{outcome.reason} (log: {path})"
+                failed += 1
+            bar.set_postfix(failed=failed, refresh=False)
             bar.update()
 
 
@@ -469,7 +532,9 @@ def _fan_out(summary: Summary, state: _State, todo: list[str], digests: dict[str
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``attnkit autograde``."""
-    parser.add_argument("assignment", help="assignment id, e.g. ps1_self_attention")
+    parser.add_argument("assignments", nargs="+", metavar="assignment",
+                        help="assignment id, e.g. ps1_self_attention (several: one cluster "
+                             "grades them all)")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes of the local cluster (default: one per core)")
     parser.add_argument("--scheduler", default=None,
@@ -490,11 +555,16 @@ def main(args: argparse.Namespace) -> int:
     """Run ``attnkit autograde`` in ``args.root`` (the CLI's --root; default: the current
     directory): 0 if every submission was graded or skipped, else 1."""
     try:
-        summary = autograde(getattr(args, "root", Path.cwd()), args.assignment,
-                            workers=args.workers, scheduler=args.scheduler, force=args.force,
-                            students=args.students, progress=args.progress, kernel=args.kernel)
+        summaries = autograde_all(getattr(args, "root", Path.cwd()), args.assignments,
+                                  workers=args.workers, scheduler=args.scheduler,
+                                  force=args.force, students=args.students,
+                                  progress=args.progress, kernel=args.kernel)
     except GradingError as error:
         print(f"attnkit autograde: {error}", file=sys.stderr)
         return 2
-    print(summary.report())
-    return 1 if summary.failed else 0
+    for summary in summaries:
+        print(summary.report(timed=len(summaries) == 1))
+    if len(summaries) > 1:
+        graded, seconds = sum(len(s.graded) for s in summaries), summaries[0].seconds
+        print(f"all: graded {graded} in {seconds:.1f} s, {graded / seconds:.2f} notebooks/s")
+    return 1 if any(s.failed for s in summaries) else 0

@@ -152,12 +152,12 @@ def sqlite_url(course: Path) -> str:
     return f"sqlite:///{course / 'gradebook.db'}"
 
 
-def stock_autograde(course: Path) -> subprocess.CompletedProcess:
+def stock_autograde(course: Path, kernel: str = KERNEL) -> subprocess.CompletedProcess:
     """Stock ``nbgrader autograde ps1``, serially, as an instructor runs it."""
     env = {k: v for k, v in os.environ.items() if k != "ATTNKIT_DB_URL"}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     return subprocess.run([sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT,
-                           f"--Execute.kernel_name={KERNEL}"],
+                           f"--Execute.kernel_name={kernel}"],
                           cwd=course, env=env, capture_output=True, text=True, timeout=600)
 
 

@@ -32,6 +32,8 @@ from pg_fixture import (  # noqa: E402
 )
 
 from attnkit import grader  # noqa: E402
+from attnkit.sandbox import KERNEL_NAME as SANDBOX  # noqa: E402
+from attnkit.sandbox import check_sandbox  # noqa: E402
 
 pytest_plugins = ["pg_fixture"]
 pytestmark = pytest.mark.slow
@@ -88,15 +90,20 @@ def autograded(course: Path, student: str) -> Path:
     return course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
-def test_same_scores_as_stock_nbgrader(course_template: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("kernel", [KERNEL, SANDBOX])
+def test_same_scores_as_stock_nbgrader(course_template: Path, tmp_path: Path,
+                                       kernel: str) -> None:
+    """With the sandbox, stock starts kernels with bubblewrap and the kit forks them warm."""
+    if kernel == SANDBOX and check_sandbox() is not None:
+        pytest.skip(f"no sandbox here: {check_sandbox()}")
     stock = new_course(course_template, tmp_path / "stock")
     students = make_submissions(stock, 6)
     kit = tmp_path / "kit"
     shutil.copytree(stock, kit)
 
-    result = stock_autograde(stock)
+    result = stock_autograde(stock, kernel)
     assert result.returncode == 0, result.stderr[-3000:]
-    summary = grader.autograde(kit, ASSIGNMENT, workers=2, progress=False, kernel=KERNEL)
+    summary = grader.autograde(kit, ASSIGNMENT, workers=2, progress=False, kernel=kernel)
 
     assert sorted(summary.graded) == students
     assert summary.failed == [] and summary.skipped == []

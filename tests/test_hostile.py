@@ -1,4 +1,5 @@
-"""The hostile-submission suite through real ``nbgrader autograde`` in the sandbox.
+"""The hostile-submission suite through real ``nbgrader autograde`` in the sandbox, and
+again through ``attnkit autograde`` (warm kernels forked by the forkserver).
 
 Prints the table (submission, expected outcome, actual outcome) and checks
 every row, plus that no hidden-test text reaches any feedback page.
@@ -20,14 +21,17 @@ pytestmark = pytest.mark.slow
 HIDDEN = re.compile(r"from attnkit\.probe import probe|probe\(\"ps1_|HIDDEN TESTS")
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = copy_course(tmp_path_factory.mktemp("hostile"))
+@pytest.fixture(scope="module", params=["nbgrader", "attnkit"])
+def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = copy_course(tmp_path_factory.mktemp(f"hostile-{request.param}"))
+    with (root / "nbgrader_config.py").open("a") as config:
+        config.write("\nc.Execute.timeout = 10\n")
     run(["nbgrader", "generate_assignment", A, "--force"], root)
     write_suite(root)
-    run(["attnkit", "intake", A], root)
-    # nbgrader exits non-zero when a submission fails; the assertions below say which
-    run(["nbgrader", "autograde", A, "--force", "--Execute.timeout=10"], root, check=False)
+    if request.param == "nbgrader":
+        run(["attnkit", "intake", A], root)
+    # both exit non-zero when a submission fails; the assertions below say which
+    run([request.param, "autograde", A, "--force"], root, check=False)
     run(["nbgrader", "generate_feedback", A, "--force"], root, check=False)
     return root
 

@@ -1,4 +1,7 @@
-"""The bubblewrap kernel sandbox, tested with real kernels (needs root, bwrap, user namespaces)."""
+"""The kernel sandbox, tested with real kernels (needs root, bwrap, user namespaces).
+
+Every test that starts kernels runs twice: kernels started by bubblewrap, and warm kernels
+forked by the forkserver (``warm_start``), which must give the same guarantees."""
 
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 PROBLEM = check_sandbox()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
 
+SET_BY_KERNEL = {"CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "GIT_PAGER", "PAGER", "TERM",
+                 "PYDEVD_USE_FRAME_EVAL"}  # os.environ entries ipykernel and debugpy add
 SMALL = "attnkit-sandbox-1g"  # a kernelspec whose provisioner config lowers memory_limit
 HELPERS = """
 import json, os, socket, sys
@@ -38,12 +43,14 @@ def fails(action):
 """
 
 
-@pytest.fixture(scope="module")
-def specs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+@pytest.fixture(scope="module", params=["bubblewrap", "warm"])
+def specs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+          ) -> Iterator[Path]:
     """Kernelspecs in a temp prefix on JUPYTER_PATH; a grading seed in the parent env."""
     prefix = tmp_path_factory.mktemp("prefix")
-    install_kernelspec(str(prefix))
-    install_kernelspec(str(prefix), name=SMALL, config={"memory_limit": 1 << 30})
+    mode = {"warm_start": request.param == "warm"}
+    install_kernelspec(str(prefix), config=mode)
+    install_kernelspec(str(prefix), name=SMALL, config={"memory_limit": 1 << 30, **mode})
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
         mp.setenv("ATTNKIT_SEED", "1234")
@@ -116,15 +123,17 @@ def test_runs_probe_but_not_reference(box: BlockingKernelClient) -> None:
     assert value(box, "__import__('attnkit').__file__") == "/opt/attnkit/attnkit/__init__.py"
     for module in ("attnkit.reference", "attnkit.checks", "attnkit.misconceptions"):
         assert value(box, f"fails(lambda: __import__({module!r}))") == "ModuleNotFoundError"
+    loaded = value(box, "sorted(m for m in sys.modules if m.startswith('attnkit'))")
+    assert loaded == ["attnkit", "attnkit.cases", "attnkit.probe"]
 
 
 def test_environment_and_limits(box: BlockingKernelClient) -> None:
-    env = value(box, "dict(kv.split('=', 1) for kv in "
-                     "open('/proc/self/environ').read().split('\\0') if kv)")
-    assert set(env) == {"PATH", "HOME", "LANG", "MPLBACKEND", "MPLCONFIGDIR", "PYTHONPATH",
-                        "PYTHONDONTWRITEBYTECODE", "ATTNKIT_SEED", "PWD"}  # PWD: set by bwrap
+    env = value(box, "dict(os.environ)")
+    assert set(env) - {"PWD"} - SET_BY_KERNEL == {  # PWD: set by bwrap
+        "PATH", "HOME", "LANG", "MPLBACKEND", "MPLCONFIGDIR", "PYTHONPATH",
+        "PYTHONDONTWRITEBYTECODE", "OPENBLAS_NUM_THREADS", "ATTNKIT_SEED"}
     assert env["ATTNKIT_SEED"] == "1234"
-    assert env["HOME"] == env["PWD"] == value(box, "os.getcwd()")
+    assert env["HOME"] == value(box, "os.getcwd()") == "/home/student"
     uid = value(box, "os.getuid()")
     assert uid != 0 and 62000 <= uid <= 62999
     limits = value(box, "[__import__('resource').getrlimit(getattr(__import__('resource'), n))"
@@ -191,6 +200,29 @@ def test_fork_bomb_is_contained(specs: Path, submission: Path) -> None:
             assert value(neighbour, "os.getuid()") != bomb_uid
     with kernel(submission) as (_, after):  # the bomb's children may not be reaped yet
         assert value(after, "__import__('subprocess').run(['true']).returncode") == 0
+
+
+def uid_processes(uid: int) -> list[str]:
+    """Commands of the processes of ``uid`` (zombies included)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                found.append(Path(f"/proc/{pid}/comm").read_text().strip())
+    return found
+
+
+def test_nothing_outlives_the_kernel(specs: Path, submission: Path) -> None:
+    with kernel(submission) as (_, kc):
+        uid = value(kc, "os.getuid()")
+        run(kc, "import subprocess, time\n"  # two daemons
+                "subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+                "if os.fork() == 0:\n    os.setsid()\n    time.sleep(300)")
+        assert len(uid_processes(uid)) >= 3
+    deadline = time.monotonic() + 10
+    while uid_processes(uid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert uid_processes(uid) == []
 
 
 def test_timeout_interrupts_and_kernel_survives(specs: Path, submission: Path) -> None:

@@ -1,0 +1,257 @@
+"""Warm sandboxed kernels: a root process that has imported the kernel's libraries once
+and forks one sandboxed kernel per request.
+
+A fresh sandboxed kernel spends about 2 s importing ipykernel, numpy and matplotlib
+before it runs the first line of a notebook. This server pays that once, then, for
+each request (a JSON line on stdin), forks::
+
+    outer   (our child)       unshare mount, pid, net, ipc and uts namespaces; wait
+    init    (pid 1 inside)    build the root (the same mount plan as bubblewrap's),
+                              chroot, rlimits, drop to the kernel's uid; reap
+    kernel  (pid 2)           clean environment, then ipykernel on the connection file
+
+and answers with the outer pid (a JSON line on stdout). Killing the outer process
+kills init, and with it every process in the kernel's pid namespace. The server
+exits when its stdin closes (its parent has gone); its kernels follow it.
+
+It runs as a script (``python -I -P forkserver.py``: its own dir, the ``attnkit``
+package, is not on the path), so the kernel's memory holds nothing of the grader.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import json
+import os
+import resource
+import signal
+import sys
+import traceback
+
+import ipykernel.kernelapp
+import numpy
+
+# What a kernel imports before and while it starts, and what every notebook imports first
+# (measured with python -X importtime): about 2 s of every cold start.
+PRELOAD = ("matplotlib.pyplot", "matplotlib.backends.backend_agg", "IPython",
+           "IPython.core.oinspect", "IPython.core.completerlib", "ipykernel.ipkernel",
+           "ipykernel.debugger", "psutil", "pdb", "sqlite3")
+for _module in PRELOAD:
+    importlib.import_module(_module)
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+DEVICES = ("null", "zero", "full", "random", "urandom")
+LIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
+          "fsize": resource.RLIMIT_FSIZE, "nproc": resource.RLIMIT_NPROC}
+SETUP_FAILED = 70  # exit code of an init whose sandbox could not be built
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _call(name: str, *args: object) -> None:
+    """Call a libc function; raise OSError on failure."""
+    if getattr(_libc, name)(*args) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{name}{args!r}: {os.strerror(errno)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int,
+           data: str | None = None) -> None:
+    _call("mount", *(None if s is None else s.encode() for s in (source, target, fstype)),
+          ctypes.c_ulong(flags), None if data is None else data.encode())
+
+
+def _die_with_parent() -> None:
+    _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+# -- the sandbox's root --------------------------------------------------------------------
+
+def _target(root: str, path: str, *, is_dir: bool) -> str:
+    """``path`` under ``root``, created as an empty dir or file."""
+    target = root + path
+    os.makedirs(target if is_dir else os.path.dirname(target), exist_ok=True)
+    if not is_dir and not os.path.exists(target):
+        open(target, "w").close()
+    return target
+
+
+def _bind(source: str, target: str, writable: bool) -> None:
+    _mount(source, target, None, MS_BIND)
+    _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV
+           | (0 if writable else MS_RDONLY))
+
+
+def _dev(target: str) -> None:
+    """A minimal /dev: the harmless devices, a shared-memory tmpfs, the fd links."""
+    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k")
+    for name in DEVICES:
+        _bind(f"/dev/{name}", _target(target, f"/{name}", is_dir=False), True)
+    _mount("tmpfs", _target(target, "/shm", is_dir=True), "tmpfs", MS_NOSUID | MS_NODEV,
+           "mode=1777,size=16m")
+    for index, name in enumerate(("stdin", "stdout", "stderr")):
+        os.symlink(f"/proc/self/fd/{index}", f"{target}/{name}")
+    os.symlink("/proc/self/fd", f"{target}/fd")
+    _mount(None, target, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+
+
+def build_root(root: str, plan: list[list]) -> None:
+    """Mount the plan's steps under ``root`` (a tmpfs), then make the tmpfs read-only.
+
+    The plan is ``attnkit.sandbox.mount_plan``: the same steps bubblewrap is given."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount reaches the host
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    for kind, *args in plan:
+        if kind in ("ro", "rw"):
+            source, path = args
+            _bind(source, _target(root, path, is_dir=os.path.isdir(source)), kind == "rw")
+        elif kind == "symlink":
+            link, path = args
+            os.symlink(link, root + path)
+        elif kind == "tmpfs":
+            path, size = args
+            _mount("tmpfs", _target(root, path, is_dir=True), "tmpfs", MS_NOSUID | MS_NODEV,
+                   f"mode=1777,size={size}")
+        elif kind == "proc":
+            _mount("proc", _target(root, args[0], is_dir=True), "proc",
+                   MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        elif kind == "dev":
+            _dev(_target(root, args[0], is_dir=True))
+        else:
+            raise ValueError(f"unknown mount step {kind!r}")
+    _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+# -- one kernel ------------------------------------------------------------------------------
+
+def _enter(request: dict) -> None:
+    """As init of the new namespaces: build the root, enter it, limit and drop to the uid."""
+    build_root(request["root"], request["plan"])
+    os.chroot(request["root"])
+    os.chdir(request["cwd"])
+    for name, value in request["limits"].items():
+        resource.setrlimit(LIMITS[name], (value, value))
+    uid = request["uid"]
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # all three non-zero: every capability is dropped
+    _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # /proc/self readable, as after an exec
+    _die_with_parent()  # again: changing uid cleared it
+
+
+def _run_kernel(request: dict) -> None:
+    """Become the kernel, as a fresh interpreter would be."""
+    _die_with_parent()
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.path[:0] = request["path"]
+    sys.argv = ["ipykernel_launcher", "-f", request["connection_file"]]
+    numpy.random.seed()  # not the server's state: every kernel draws its own
+    ipykernel.kernelapp.IPKernelApp.launch_instance(argv=sys.argv[1:])
+
+
+def _reap_until(pid: int) -> int:
+    """As init: reap every orphan until ``pid`` exits; return its exit code."""
+    while True:
+        child, status = os.wait()
+        if child == pid:
+            return os.waitstatus_to_exitcode(status)
+
+
+def _init(request: dict, report: int) -> int:
+    try:
+        _enter(request)
+    except BaseException:
+        os.write(report, traceback.format_exc(limit=3).encode())
+        return SETUP_FAILED
+    kernel = os.fork()
+    if kernel == 0:
+        os.close(report)
+        _run_kernel(request)
+        return 0
+    os.write(report, b"ok")
+    os.close(report)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda signum, _: os.kill(kernel, signum))
+    return _reap_until(kernel)
+
+
+def _outer(request: dict, report: int) -> int:
+    """Our child: new namespaces, then wait for their init (pid 1 inside)."""
+    _die_with_parent()
+    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.dup2(report, 3)
+    os.closerange(4, os.sysconf("SC_OPEN_MAX"))
+    try:
+        _call("unshare", CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+    except OSError:
+        os.write(3, traceback.format_exc(limit=1).encode())
+        return SETUP_FAILED
+    init = os.fork()
+    if init == 0:
+        _die_with_parent()
+        os._exit(_init(request, 3))
+    os.close(3)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(init, signal.SIGKILL))
+    signal.signal(signal.SIGINT, lambda *_: os.kill(init, signal.SIGINT))
+    while True:
+        child, status = os.waitpid(init, 0)
+        if child == init:
+            return os.waitstatus_to_exitcode(status)
+
+
+def spawn(request: dict) -> dict:
+    """Fork one sandboxed kernel; return its outer pid, or why it could not start."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.close(read)
+        code = 1
+        try:
+            code = _outer(request, write)
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as status:
+        message = status.read().decode(errors="replace")
+    if message == "ok":
+        return {"pid": pid}
+    return {"error": message.strip() or "the kernel's sandbox exited during setup"}
+
+
+def _reap(*_: object) -> None:
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def main() -> None:
+    signal.signal(signal.SIGCHLD, _reap)
+    requests, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # stray prints from the libraries go to stderr, not into the answers
+    answers.write(json.dumps({"ready": os.getpid()}) + "\n")
+    answers.flush()
+    for line in requests:
+        try:
+            answer = spawn(json.loads(line))
+        except Exception as error:  # noqa: BLE001 - the client gets every failure as text
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
+
+
+if __name__ == "__main__":
+    main()
