@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import copy_course
 from distributed import Client
+from nbgrader.api import Gradebook
 
 pytest.register_assert_rewrite("pg_fixture")  # its fixtures are loaded as a plugin below
 from pg_fixture import (  # noqa: E402
@@ -31,7 +33,7 @@ from pg_fixture import (  # noqa: E402
     submit,
 )
 
-from attnkit import grader  # noqa: E402
+from attnkit import grader, samples  # noqa: E402
 from attnkit.sandbox import KERNEL_NAME as SANDBOX  # noqa: E402
 from attnkit.sandbox import check_sandbox  # noqa: E402
 
@@ -197,3 +199,23 @@ def test_killed_worker_and_interrupted_run(course_template: Path, tmp_path: Path
     assert all(score is not None for (_, cell), score in grades.items()
                if cell != "ps1_positional_answer")
     assert all(autograded(course, student).exists() for student in students)
+
+
+def test_several_assignments_on_one_cluster(tmp_path: Path, scheduler: str,
+                                            capsys: pytest.CaptureFixture) -> None:
+    root = copy_course(tmp_path / "course")  # committed release/; the samples are built on it
+    both = ["ps1_self_attention", "ps2_multihead_attention"]
+    written = samples.write_submissions(root, both)
+    parser = argparse.ArgumentParser()
+    grader.add_arguments(parser)
+    args = parser.parse_args([*both, "--scheduler", scheduler, "--kernel", KERNEL,
+                              "--no-progress"])
+    args.root = root
+    assert grader.main(args) == 0
+    report = capsys.readouterr().out
+    for assignment in both:
+        assert f"{assignment}: graded 5, skipped 0, failed 0\n" in report
+    assert f"all: graded {len(written)} in " in report
+    with Gradebook(sqlite_url(root), "self-attention") as gb:
+        graded = {(s.student.id, a) for a in both for s in gb.find_assignment(a).submissions}
+    assert graded == set(written)
