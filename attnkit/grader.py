@@ -319,6 +319,11 @@ def prepare_gradebook(config: Config, assignment: str,
     students; return who already has a submission in the gradebook, and the notebooks."""
     coursedir = CourseDirectory(config=config)
     with _alembic_on_path(), Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        if gb.engine.dialect.name == "sqlite":
+            # Write-ahead logging: workers read while another writes, and a write holds the
+            # lock only while it commits. Kept by the file; SQLite itself must not be on NFS.
+            with gb.engine.connect() as connection:
+                connection.exec_driver_sql("PRAGMA journal_mode=WAL")
         with contextlib.suppress(MissingEntry):
             if gb.find_assignment(assignment).notebooks:
                 return _create_students(gb, assignment, students)
