@@ -6,9 +6,9 @@ formgrader, export) read this file; ``attnkit autograde`` reuses it.
 
 import os
 
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
+    CheckCellMetadata,
     ClearHiddenTests,
     ClearOutput,
     DeduplicateIds,
@@ -19,12 +19,12 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
     SaveAutoGrades,
 )
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 
 from attnkit.preprocessors import (
     AddMarkSchemes,
     ClearMarkSchemes,
     DropEmptyGradeMetadata,
-    FastCheckCellMetadata,
     JudgeProbes,
     ResilientExecute,
 )
@@ -62,7 +62,7 @@ c.Autograde.sanitize_preprocessors = [
     DropEmptyGradeMetadata,
     OverwriteKernelspec,
     OverwriteCells,
-    FastCheckCellMetadata,
+    CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
     ResilientExecute,
@@ -73,7 +73,7 @@ c.Autograde.autograde_preprocessors = [
     LimitOutput,
     SaveAutoGrades,
     AssignLatePenalties,
-    FastCheckCellMetadata,
+    CheckCellMetadata,
 ]
 
 # Feedback: never show hidden test source, nor the TAs' mark schemes.

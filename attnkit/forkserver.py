@@ -25,6 +25,7 @@ import importlib
 import json
 import os
 import resource
+import select
 import signal
 import sys
 import traceback
@@ -129,8 +130,9 @@ def build_root(root: str, plan: list[list]) -> None:
 
 # -- one kernel ------------------------------------------------------------------------------
 
-def _enter(request: dict) -> None:
-    """As init of the new namespaces: build the root, enter it, limit and drop to the uid."""
+def _enter(request: dict, outer_alive: int) -> None:
+    """As init of the new namespaces: build the root, enter it, limit and drop to the uid.
+    ``outer_alive``: a pipe's read end, at EOF once the outer process has gone."""
     build_root(request["root"], request["plan"])
     os.chroot(request["root"])
     os.chdir(request["cwd"])
@@ -143,6 +145,9 @@ def _enter(request: dict) -> None:
     _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # /proc/self readable, as after an exec
     _die_with_parent()  # again: changing uid cleared it
+    if select.select([outer_alive], [], [], 0)[0]:  # the outer died before that: so do we
+        raise RuntimeError("the kernel was stopped while it started")
+    os.close(outer_alive)
 
 
 def _run_kernel(request: dict) -> None:
@@ -164,9 +169,9 @@ def _reap_until(pid: int) -> int:
             return os.waitstatus_to_exitcode(status)
 
 
-def _init(request: dict, report: int) -> int:
+def _init(request: dict, report: int, outer_alive: int) -> int:
     try:
-        _enter(request)
+        _enter(request, outer_alive)
     except BaseException:
         os.write(report, traceback.format_exc(limit=3).encode())
         return SETUP_FAILED
@@ -197,10 +202,13 @@ def _outer(request: dict, report: int) -> int:
     except OSError:
         os.write(3, traceback.format_exc(limit=1).encode())
         return SETUP_FAILED
+    outer_alive, alive = os.pipe()  # the write end stays open as long as we live
     init = os.fork()
     if init == 0:
         _die_with_parent()
-        os._exit(_init(request, 3))
+        os.close(alive)
+        os._exit(_init(request, 3, outer_alive))
+    os.close(outer_alive)
     os.close(3)
     signal.signal(signal.SIGTERM, lambda *_: os.kill(init, signal.SIGKILL))
     signal.signal(signal.SIGINT, lambda *_: os.kill(init, signal.SIGINT))

@@ -8,24 +8,19 @@ Switched on in ``nbgrader_config.py``:
   without it, and the remaining cells are still graded.
 * ``JudgeProbes`` scores every hidden-check cell from the raw outputs its
   probe reported, against the kit's reference, outside the student's kernel.
-* ``FastCheckCellMetadata`` is nbgrader's ``CheckCellMetadata`` with the schema compiled once.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import shutil
 import tempfile
 import textwrap
 
-import jsonschema
-from jsonschema.exceptions import best_match
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode, from_dict
-from nbgrader.nbgraderformat import MetadataValidator, ValidationError
-from nbgrader.preprocessors import CheckCellMetadata, Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Integer, Unicode
 
@@ -118,35 +113,6 @@ class ResilientExecute(Execute):
         return result
 
     _running: int | None = None
-
-
-@functools.cache
-def _metadata_schema(version: int) -> jsonschema.protocols.Validator:
-    """nbgrader's cell-metadata schema, checked and compiled."""
-    schema = MetadataValidator().schema
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
-
-
-class FastCheckCellMetadata(CheckCellMetadata):
-    """nbgrader's ``CheckCellMetadata`` with the schema compiled once per process
-    (``jsonschema.validate`` checks the schema itself again for every cell)."""
-
-    def preprocess(self, nb: NotebookNode, resources: dict):
-        metadata = MetadataValidator()
-        schema = _metadata_schema(metadata.schema_version)
-        for cell in nb.cells:
-            if "nbgrader" not in cell.metadata:
-                continue
-            if cell.metadata.nbgrader.get("schema_version", 0) != metadata.schema_version:
-                metadata.validate_cell(cell)  # raises nbgrader's error for an old or new schema
-            error = best_match(schema.iter_errors(cell.metadata.nbgrader))
-            if error is not None:
-                message = "Notebook failed to validate; the nbgrader metadata may be corrupted."
-                self.log.error("%s\n%s", error, message)
-                raise ValidationError(message) from error
-        return nb, resources
 
 
 class JudgeProbes(NbGraderPreprocessor):
