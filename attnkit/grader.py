@@ -195,9 +195,17 @@ def pipeline_config(config: Config, kernel: str | None) -> Config:
                 extra[cls.__name__].kernel_name = kernel
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
+    extra.merge(kernel_start_config(config))
+    return extra
+
+
+def kernel_start_config(config: Config) -> Config:
+    """How the kit starts kernels: a prompt client and, unless the course turns it off,
+    sandboxed kernels forked warm."""
+    extra = Config()
     extra.AsyncKernelManager.client_factory = PromptClient
-    if "warm_start" not in config.SandboxProvisioner:  # the course may turn it off
-        extra.SandboxProvisioner.warm_start = True  # sandboxed kernels forked warm
+    if "warm_start" not in config.SandboxProvisioner:
+        extra.SandboxProvisioner.warm_start = True
     return extra
 
 

@@ -272,11 +272,11 @@ class ForkedKernel:
         except ProcessLookupError:  # it has already gone
             self._fd, self.returncode = None, self.EXITED
 
-    def _exited(self, timeout: float | None) -> bool:
+    def _exited(self, timeout: float | None) -> None:
+        """Note the exit if it happens within ``timeout`` seconds (None: wait for it)."""
         if self._fd is not None and select.select([self._fd], [], [], timeout)[0]:
             os.close(self._fd)
             self._fd, self.returncode = None, self.EXITED
-        return self.returncode is not None
 
     def poll(self) -> int | None:
         self._exited(0)
@@ -395,8 +395,7 @@ class SandboxProvisioner(LocalProvisioner):
         """The kernel command wrapped in limits, a uid switch and bubblewrap."""
         assert self._box is not None and self._lease is not None
         uid = self._lease.uid
-        limits = [_tool("prlimit"), f"--cpu={self.cpu_limit}", f"--as={self.memory_limit}",
-                  f"--fsize={self.file_size_limit}", f"--nproc={self.process_limit}", "--"]
+        limits = [_tool("prlimit"), *(f"--{k}={v}" for k, v in self._limits().items()), "--"]
         drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         env = [a for k, v in _kernel_env(parent_env).items() for a in ("--setenv", k, v)]
         return [*limits, *drop, *_bwrap(mount_plan(self.tmp_size) + self._box.plan()),
@@ -411,9 +410,12 @@ class SandboxProvisioner(LocalProvisioner):
         return {"root": str(root), "plan": mount_plan(self.tmp_size) + self._box.plan(),
                 "cwd": WORK_DIR, "uid": self._lease.uid, "env": _kernel_env(parent_env),
                 "path": [LIB_DIR], "connection_file": str(self._box.connection_file),
-                "log": str(self._box.root / "kernel.log"),
-                "limits": {"cpu": self.cpu_limit, "as": self.memory_limit,
-                           "fsize": self.file_size_limit, "nproc": self.process_limit}}
+                "log": str(self._box.root / "kernel.log"), "limits": self._limits()}
+
+    def _limits(self) -> dict[str, int]:
+        """The kernel's rlimits, by prlimit's option names (the forkserver uses the same)."""
+        return {"cpu": self.cpu_limit, "as": self.memory_limit, "fsize": self.file_size_limit,
+                "nproc": self.process_limit}
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> Any:
         if self._warm is None:

@@ -184,11 +184,8 @@ def kit(root: Path, assignments: list[str], kernel: str, workers: int) -> None:
 
 def floor(notebooks: list[Path], kernel: str, parallel: int = 1, warm: bool = True) -> None:
     """Run each notebook's cells in a fresh kernel, ``parallel`` at a time; no grading.
-    ``warm``: start kernels as the kit does (``grader.pipeline_config``)."""
-    config = Config()
-    if warm:
-        config.SandboxProvisioner.warm_start = True
-        config.AsyncKernelManager.client_factory = grader.PromptClient
+    ``warm``: start kernels as the kit does (``grader.kernel_start_config``)."""
+    config = grader.kernel_start_config(Config()) if warm else Config()
 
     async def run(path: Path) -> None:
         with tempfile.TemporaryDirectory(prefix="floor-") as sockets:
