@@ -33,9 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.engine import make_url
@@ -44,6 +43,9 @@ from tqdm import tqdm
 from attnkit import misconceptions
 from attnkit.course import load_config
 from attnkit.preprocessors import KERNEL_DIED, VERDICT
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TIMEOUT_ERRORS = {"CellTimeoutError", "TimeoutError"}
 
@@ -493,7 +495,17 @@ def _style(ax) -> None:
     ax.set_axisbelow(True)
 
 
+def _figure(**options: object) -> Figure:
+    """A matplotlib figure (imported here: every ``attnkit`` command and grading worker
+    imports this module, few of them draw)."""
+    from matplotlib.figure import Figure
+
+    return Figure(dpi=150, layout="constrained", **options)
+
+
 def _png(fig: Figure) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     buffer = io.BytesIO()
     FigureCanvasAgg(fig).print_png(buffer)
     return buffer.getvalue()
@@ -517,7 +529,7 @@ def _step(top: float, bins: int) -> float:
 
 def figure_scores(data: AssignmentData) -> bytes:
     scores = [s.score for s in data.graded]
-    fig = Figure(figsize=(7.2, 2.4), dpi=150, layout="constrained")
+    fig = _figure(figsize=(7.2, 2.4))
     ax = fig.add_subplot()
     _style(ax)
     if not scores:
@@ -551,7 +563,7 @@ def figure_cells(data: AssignmentData) -> bytes:
     cells = data.cells
     cols = min(4, max(1, len(cells)))
     rows = max(1, math.ceil(len(cells) / cols))
-    fig = Figure(figsize=(1.85 * cols + 0.4, 1.75 * rows + 0.2), dpi=150, layout="constrained")
+    fig = _figure(figsize=(1.85 * cols + 0.4, 1.75 * rows + 0.2))
     axes = fig.subplots(rows, cols, squeeze=False)
     for index, ax in enumerate(axes.flat):
         if index >= len(cells):
@@ -590,7 +602,7 @@ def figure_cells(data: AssignmentData) -> bytes:
 
 
 def figure_pass_rates(data: AssignmentData, rates: list[PassRate]) -> bytes:
-    fig = Figure(figsize=(7.2, 0.3 * max(len(rates), 2) + 0.55), dpi=150, layout="constrained")
+    fig = _figure(figsize=(7.2, 0.3 * max(len(rates), 2) + 0.55))
     ax = fig.add_subplot()
     _style(ax)
     if not rates or not any(r.total for r in rates):
