@@ -6,9 +6,9 @@ formgrader, export) read this file; ``attnkit autograde`` reuses it.
 
 import os
 
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
-    CheckCellMetadata,
     ClearHiddenTests,
     ClearOutput,
     DeduplicateIds,
@@ -19,11 +19,11 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
     SaveAutoGrades,
 )
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 
 from attnkit.preprocessors import (
     AddMarkSchemes,
     ClearMarkSchemes,
+    CompiledCheckCellMetadata,
     DropEmptyGradeMetadata,
     JudgeProbes,
     ResilientExecute,
@@ -62,7 +62,7 @@ c.Autograde.sanitize_preprocessors = [
     DropEmptyGradeMetadata,
     OverwriteKernelspec,
     OverwriteCells,
-    CheckCellMetadata,
+    CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
 ]
 c.Autograde.autograde_preprocessors = [
     ResilientExecute,
@@ -73,7 +73,7 @@ c.Autograde.autograde_preprocessors = [
     LimitOutput,
     SaveAutoGrades,
     AssignLatePenalties,
-    CheckCellMetadata,
+    CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
 ]
 
 # Feedback: never show hidden test source, nor the TAs' mark schemes.
