@@ -77,6 +77,12 @@ LOCAL_CLUSTER_CONFIG = {
     # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
     # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
     "distributed.worker.profile.enabled": False,
+    # Background timers, idle CPU of a 2-worker cluster from 10% of a core to 2%: the check
+    # that the event loop is not blocked (every 20 ms in every process), the system monitor
+    # (500 ms) and the nannies' memory polls (100 ms; a worker's memory limit is still kept).
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
 }
 
 log = logging.getLogger(__name__)
