@@ -264,6 +264,20 @@ def breakdown(root: Path, assignment: str, students: list[str], kernel: str,
     return {phase: seconds / len(students) for phase, seconds in totals.items()}
 
 
+@contextlib.contextmanager
+def quiet_stdout() -> Iterator[None]:
+    """Point file descriptor 1, which child processes inherit, at /dev/null for a while."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "wb") as devnull:
+        os.dup2(devnull.fileno(), 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 # -- reports ---------------------------------------------------------------------------------
 
 def throughput_table(rows: list[dict], cores: int) -> str:
@@ -292,15 +306,15 @@ EXECUTE = "preprocessor ResilientExecute"  # the kernel's part of a notebook's t
 
 
 def breakdown_table(stock_phases: dict[str, float], kit_phases: dict[str, float]) -> str:
-    lines = [f"{'seconds per notebook':36} {'stock':>7} {'kit':>7}"]
+    lines = [f"{'seconds per notebook':40} {'stock':>7} {'kit':>7}"]
     phases = sorted((set(stock_phases) | set(kit_phases)) - {"total"},
                     key=lambda p: -stock_phases.get(p, 0))
     for phase in [*phases, "total"]:
-        lines.append(f"{phase:36} {stock_phases.get(phase, 0):7.3f} "
+        lines.append(f"{phase:40} {stock_phases.get(phase, 0):7.3f} "
                      f"{kit_phases.get(phase, 0):7.3f}")
     outside = [phases_["total"] - phases_.get(EXECUTE, 0) for phases_ in (stock_phases,
                                                                           kit_phases)]
-    lines.append(f"{'nbgrader outside the kernel':36} {outside[0]:7.3f} {outside[1]:7.3f}")
+    lines.append(f"{'nbgrader outside the kernel':40} {outside[0]:7.3f} {outside[1]:7.3f}")
     lines.append("(in one process; preprocessors include their own gradebook queries; "
                  "ResilientExecute includes the kernel phases above it;\n nbgrader outside the "
                  "kernel: total - ResilientExecute)")
@@ -364,7 +378,8 @@ def main() -> int:
             assignment = assignments[0]
             students = sorted(p.parent.name for p in
                               (kit_root / "submitted").glob(f"*/{assignment}"))[:args.breakdown]
-            stock_phases = breakdown(kit_root, assignment, students, args.kernel, False)
+            with quiet_stdout():  # stock nbgrader lets kernels print their banners here
+                stock_phases = breakdown(kit_root, assignment, students, args.kernel, False)
             kit_phases = breakdown(kit_root, assignment, students, args.kernel, True)
             print(f"\nwhere one {assignment} notebook's time goes "
                   f"({len(students)} notebooks each, serially)")
