@@ -212,10 +212,7 @@ def _outer(request: dict, report: int) -> int:
     os.close(3)
     signal.signal(signal.SIGTERM, lambda *_: os.kill(init, signal.SIGKILL))
     signal.signal(signal.SIGINT, lambda *_: os.kill(init, signal.SIGINT))
-    while True:
-        child, status = os.waitpid(init, 0)
-        if child == init:
-            return os.waitstatus_to_exitcode(status)
+    return os.waitstatus_to_exitcode(os.waitpid(init, 0)[1])
 
 
 def spawn(request: dict) -> dict:

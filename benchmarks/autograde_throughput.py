@@ -312,9 +312,8 @@ def breakdown_table(stock_phases: dict[str, float], kit_phases: dict[str, float]
     for phase in [*phases, "total"]:
         lines.append(f"{phase:40} {stock_phases.get(phase, 0):7.3f} "
                      f"{kit_phases.get(phase, 0):7.3f}")
-    outside = [phases_["total"] - phases_.get(EXECUTE, 0) for phases_ in (stock_phases,
-                                                                          kit_phases)]
-    lines.append(f"{'nbgrader outside the kernel':40} {outside[0]:7.3f} {outside[1]:7.3f}")
+    stock_out, kit_out = (p["total"] - p.get(EXECUTE, 0) for p in (stock_phases, kit_phases))
+    lines.append(f"{'nbgrader outside the kernel':40} {stock_out:7.3f} {kit_out:7.3f}")
     lines.append("(in one process; preprocessors include their own gradebook queries; "
                  "ResilientExecute includes the kernel phases above it;\n nbgrader outside the "
                  "kernel: total - ResilientExecute)")
@@ -364,14 +363,16 @@ def main() -> int:
                 measure("kit", count,
                         lambda: kit(kit_root, assignments, args.kernel, args.workers))]
         graded = sorted((kit_root / "autograded").glob("*/*/*.ipynb"))
-        row = measure("floor", len(graded), lambda: floor(graded, args.kernel))
-        row["seconds"] /= args.workers
-        rows.append(row)
-        rows.append(measure(f"floor x{args.workers}", len(graded),
-                            lambda: floor(graded, args.kernel, args.workers)))
-        row = measure("floor cold", len(graded), lambda: floor(graded, args.kernel, warm=False))
-        row["seconds"] /= args.workers
-        rows.append(row)
+
+        def per_core(label: str, warm: bool) -> dict:
+            row = measure(label, len(graded), lambda: floor(graded, args.kernel, warm=warm))
+            row["seconds"] /= args.workers
+            return row
+
+        rows += [per_core("floor", warm=True),
+                 measure(f"floor x{args.workers}", len(graded),
+                         lambda: floor(graded, args.kernel, args.workers)),
+                 per_core("floor cold", warm=False)]
         print(throughput_table(rows, args.workers))
 
         if args.breakdown:
