@@ -64,6 +64,7 @@ from traitlets.utils.importstring import import_item
 
 from attnkit import intake
 from attnkit.course import load_config
+from attnkit.gradebook import shared_engine
 
 KERNEL_ENV = "ATTNKIT_KERNEL"
 STATE_DIR = Path(".attnkit") / "autograde"
@@ -249,7 +250,7 @@ def _worker_api(course_root: str, db_url: str, kernel: str | None) -> NbGraderAP
 def grade_submission(course_root: str, assignment: str, student: str, db_url: str,
                      kernel: str | None) -> Outcome:
     """Dask task: autograde one submission in this process; a bad submission never raises."""
-    with _LOCK:
+    with _LOCK, shared_engine():  # nbgrader's ~9 gradebooks per notebook share one engine
         api = _worker_api(course_root, db_url, kernel)
         result = api.autograde(assignment, student, force=True, create=False)
         if result["success"]:
