@@ -15,6 +15,7 @@ ends: nothing outlives one submission.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 
 from nbgrader.api import Gradebook
@@ -22,22 +23,22 @@ from nbgrader.auth import Authenticator
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import scoped_session, sessionmaker
 
-_OPEN = Gradebook.__init__
-_CLOSE = Gradebook.close
+_ACTIVE = threading.Lock()
 
 
 @contextlib.contextmanager
 def shared_engine() -> Iterator[dict[str, Engine]]:
     """Within the block, ``Gradebook`` objects for one URL share an engine (not re-entrant;
     one block at a time per process)."""
-    if Gradebook.__init__ is not _OPEN:
+    if not _ACTIVE.acquire(blocking=False):
         raise RuntimeError("shared_engine() is already active in this process")
+    nbgrader_open, nbgrader_close = Gradebook.__init__, Gradebook.close
     engines: dict[str, Engine] = {}
 
     def open_shared(self: Gradebook, db_url: str, course_id: str = "default_course",
                     authenticator: Authenticator | None = None) -> None:
         if db_url not in engines:
-            _OPEN(self, db_url, course_id, authenticator)
+            nbgrader_open(self, db_url, course_id, authenticator)
             engines[db_url] = self.engine
             return
         self.engine = engines[db_url]
@@ -53,6 +54,7 @@ def shared_engine() -> Iterator[dict[str, Engine]]:
     try:
         yield engines
     finally:
-        Gradebook.__init__, Gradebook.close = _OPEN, _CLOSE
+        Gradebook.__init__, Gradebook.close = nbgrader_open, nbgrader_close
+        _ACTIVE.release()
         for engine in engines.values():
             engine.dispose()

@@ -46,6 +46,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.validator import MissingIDFieldWarning
 from nbgrader import api as nbgrader_api
 from nbgrader.apps import NbGraderAPI
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import is_solution
 from traitlets.config import Config
 
@@ -248,18 +249,25 @@ def timed(totals: dict[str, float]) -> Iterator[None]:
 
 def breakdown(root: Path, assignment: str, students: list[str], kernel: str,
               kit_pipeline: bool) -> dict[str, float]:
-    """Seconds per notebook in each phase, grading in this process with nbgrader's API."""
+    """Seconds per notebook in each phase, grading in this process: with nbgrader's API as
+    configured, or as a kit worker grades (its pipeline, shared engine, final check)."""
     config = grader.load_config(root)
     if kit_pipeline:
-        config.merge(grader.pipeline_config(config, kernel))
+        db_url = CourseDirectory(config=config).db_url
+
+        def grade(student: str) -> None:
+            grader.grade_submission(str(root), assignment, student, db_url, kernel)
     else:
         config.Execute.kernel_name = kernel
-    api = NbGraderAPI(config=config)
+        api = NbGraderAPI(config=config)
+
+        def grade(student: str) -> None:
+            api.autograde(assignment, student, force=True)
     totals: dict[str, float] = defaultdict(float)
     start = time.perf_counter()
     with timed(totals):
         for student in students:
-            api.autograde(assignment, student, force=True)
+            grade(student)
     totals["total"] = time.perf_counter() - start
     return {phase: seconds / len(students) for phase, seconds in totals.items()}
 
