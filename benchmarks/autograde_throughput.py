@@ -8,6 +8,7 @@ across the assignments under source/, in a scratch copy of the course, then time
 * floor: start a kernel the way the kit does (forked warm, for the sandbox kernel), run the
   autograded notebook's cells, stop it (no grading), for every notebook, divided by the cores
   the kit used; "floor x2" measures it 2 at a time; "floor cold" starts kernels as stock does.
+  ``--rounds R`` times kit, floor and floor x2 R times, back to back, and prints each round.
 
 It prints notebooks/s, the kit/stock and kit/floor ratios, CPU seconds per notebook and the
 peak RSS of each command's process tree, then where one notebook's time goes, stock pipeline
@@ -310,6 +311,24 @@ def throughput_table(rows: list[dict], cores: int) -> str:
     return "\n".join(lines)
 
 
+def median(rows: list[dict]) -> dict:
+    """The row with the median time (the upper one of an even count)."""
+    return sorted(rows, key=lambda row: row["seconds"])[len(rows) // 2]
+
+
+def rounds_table(rounds: list[list[dict]]) -> str:
+    """Each round's times and ratios; the table above shows each row's median round."""
+    measured = rounds[0][2]["label"]
+    lines = [f"{'round':>5} {'kit':>7} {'floor':>7} {measured:>9} {'floor/kit':>10} "
+             f"{measured + '/kit':>13}"]
+    for number, (kit_row, floor_row, pair_row) in enumerate(rounds, 1):
+        lines.append(f"{number:5d} {kit_row['seconds']:7.1f} {floor_row['seconds']:7.1f} "
+                     f"{pair_row['seconds']:9.1f} "
+                     f"{kit_row['seconds'] / floor_row['seconds']:9.2f}x "
+                     f"{kit_row['seconds'] / pair_row['seconds']:12.2f}x")
+    return "\n".join(lines)
+
+
 EXECUTE = "preprocessor ResilientExecute"  # the kernel's part of a notebook's time
 
 
@@ -337,6 +356,9 @@ def main() -> int:
                         help="kit workers (default: one per core)")
     parser.add_argument("--assignment", action="append", dest="assignments",
                         help="only this assignment (repeatable; default: all under source/)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time kit, floor and floor xN this many times, back to back; "
+                             "the table shows each one's median")
     parser.add_argument("--breakdown", type=int, default=4, metavar="N",
                         help="notebooks per pipeline in the time breakdown (0: none)")
     parser.add_argument("--scaling", action="store_true",
@@ -366,22 +388,27 @@ def main() -> int:
 
         count = args.submissions
         stock_root = scratch_course(base, "stock", assignments, count)
-        kit_root = scratch_course(base, "kit", assignments, count)
-        rows = [measure("stock", count, lambda: stock(stock_root, assignments, args.kernel)),
-                measure("kit", count,
-                        lambda: kit(kit_root, assignments, args.kernel, args.workers))]
-        graded = sorted((kit_root / "autograded").glob("*/*/*.ipynb"))
+        rows = [measure("stock", count, lambda: stock(stock_root, assignments, args.kernel))]
 
-        def per_core(label: str, warm: bool) -> dict:
+        def per_core(label: str, graded: list[Path], warm: bool) -> dict:
             row = measure(label, len(graded), lambda: floor(graded, args.kernel, warm=warm))
             row["seconds"] /= args.workers
             return row
 
-        rows += [per_core("floor", warm=True),
-                 measure(f"floor x{args.workers}", len(graded),
-                         lambda: floor(graded, args.kernel, args.workers)),
-                 per_core("floor cold", warm=False)]
+        rounds = []  # kit, floor, floor xN back to back: this machine's speed drifts
+        for number in range(args.rounds):
+            kit_root = scratch_course(base, f"kit{number}", assignments, count)
+            kit_row = measure("kit", count,
+                              lambda r=kit_root: kit(r, assignments, args.kernel, args.workers))
+            graded = sorted((kit_root / "autograded").glob("*/*/*.ipynb"))
+            rounds.append([kit_row, per_core("floor", graded, warm=True),
+                           measure(f"floor x{args.workers}", len(graded),
+                                   lambda g=graded: floor(g, args.kernel, args.workers))])
+        rows += [median(column) for column in zip(*rounds, strict=True)]
+        rows.append(per_core("floor cold", graded, warm=False))
         print(throughput_table(rows, args.workers))
+        if args.rounds > 1:
+            print(rounds_table(rounds))
 
         if args.breakdown:
             assignment = assignments[0]
