@@ -3,8 +3,9 @@
 Autograding one notebook, nbgrader opens ``Gradebook(db_url)`` about nine times (the
 converter, OverwriteKernelspec, OverwriteCells, SaveAutoGrades, AssignLatePenalties, ...).
 Each opens a new SQLAlchemy engine and connection, checks all 13 tables, and compiles every
-statement again, since SQLAlchemy caches compiled SQL per engine. On two cores that is about
-a fifth of ``attnkit autograde``'s time, and nbgrader has no setting for it.
+statement again, since SQLAlchemy caches compiled SQL per engine. On two cores that was about
+a sixth of ``attnkit autograde``'s time (README, "One engine per submission"), and nbgrader
+has no setting for it.
 
 Inside ``shared_engine()`` the first gradebook for a URL is opened exactly as nbgrader
 opens it (engine, schema check, course row); later ones reuse its engine, each with its own
