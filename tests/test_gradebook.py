@@ -105,6 +105,8 @@ def autograde_one(template: Path, dest: Path, share: bool,
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning",  # nbgrader's own, both ways
+                            "ignore::nbformat.validator.MissingIDFieldWarning")
 def test_nbgrader_autograde_opens_one_connection_and_grades_the_same(
         course_template: Path, tmp_path: Path, connections: list[object]) -> None:
     expected, by_nbgrader = autograde_one(course_template, tmp_path / "nbgrader", False,
