@@ -72,9 +72,11 @@ KERNEL_START_ATTEMPTS = 3
 TRANSIENT_START_ERRORS = (RuntimeError, TimeoutError, OSError, zmq.ZMQError)
 
 LOCAL_CLUSTER_CONFIG = {
-    # Workers fork from the coordinator, so they start with everything imported (a spawned
-    # worker takes 3 s or more to import nbgrader); a restarted worker is spawned.
-    "distributed.worker.multiprocessing-method": "fork",
+    # Workers fork from a fresh single-threaded server that has imported the grader once (a
+    # spawned worker takes 3 s or more to import nbgrader). Not from the coordinator itself:
+    # a worker forked from a process with threads can block forever on a lock one of them held
+    # at fork time (seen twice in the test suite: a worker hung forever, and the run with it).
+    "distributed.worker.multiprocessing-method": "forkserver",
     # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
     # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
     "distributed.worker.profile.enabled": False,
@@ -404,9 +406,14 @@ def local_cluster(workers: int):
     """A Dask cluster on this machine: ``workers`` processes running one task at a time."""
     import dask
     from distributed import LocalCluster
+    from distributed.utils import get_mp_context
 
     with dask.config.set(LOCAL_CLUSTER_CONFIG):  # the nannies keep it for their workers
+        # Dask names what its forkserver imports the first time it is asked; this process's
+        # server (started once, by the first cluster) also imports the grader.
+        get_mp_context().set_forkserver_preload(["distributed", __name__])
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                            env=dict(os.environ),  # now, not when that server started
                             host="127.0.0.1", dashboard_address=None,  # no dashboard, and
                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no 8787
                             silence_logs=logging.ERROR)
@@ -459,7 +466,7 @@ def autograde_all(course_root: Path, assignments: list[str], *, workers: int | N
     jobs = [_plan(root, config, assignment, students, force) for assignment in assignments]
     todo = sum(len(job.todo) for job in jobs)
     if todo:
-        _fan_out(jobs, root, coursedir.db_url, kernel, scheduler,
+        _fan_out(jobs, root, coursedir.db_url, name or None, scheduler,
                  min(workers or default_workers(), todo), progress)
     for job in jobs:
         job.summary.seconds = time.perf_counter() - start
