@@ -75,7 +75,7 @@ LOCAL_CLUSTER_CONFIG = {
     # Workers fork from a fresh single-threaded server that has imported the grader once (a
     # spawned worker takes 3 s or more to import nbgrader). Not from the coordinator itself:
     # a worker forked from a process with threads can block forever on a lock one of them held
-    # at fork time (seen twice in the test suite: a worker hung forever, and the run with it).
+    # at fork time (a worker hung so in test_postgres: its event loop waited on a lock forever).
     "distributed.worker.multiprocessing-method": "forkserver",
     # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
     # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
