@@ -301,7 +301,8 @@ def throughput_table(rows: list[dict], cores: int) -> str:
                  f"floor x{cores}: {cores} kernels at a time, measured;\nfloor cold: kernels "
                  f"started as stock nbgrader does, serial time / {cores} cores; floor RSS: the "
                  "kernels alone; load: 1-min load average;\nCPU: of reaped child processes "
-                 "(misses sandboxed kernels, which are not our children)")
+                 "(misses sandboxed kernels, and the kit's workers: children of\n"
+                 "a forkserver, which no one waits for)")
     measured = f"floor x{cores}"
     lines.append(f"kit/stock = {rate['kit'] / rate['stock']:.2f}x (target >= 4)   "
                  f"floor/kit = {rate['floor'] / rate['kit']:.2f}x (target <= 1.5)   "
