@@ -1,4 +1,4 @@
-"""nbgrader's gradebooks sharing one database engine while one submission is graded.
+"""nbgrader's gradebooks sharing one database engine in a grading process.
 
 Autograding one notebook, nbgrader opens ``Gradebook(db_url)`` about nine times (the
 converter, OverwriteKernelspec, OverwriteCells, SaveAutoGrades, AssignLatePenalties, ...).
@@ -7,10 +7,11 @@ statement again, since SQLAlchemy caches compiled SQL per engine. On two cores t
 a sixth of ``attnkit autograde``'s time (README, "One engine per submission"), and nbgrader
 has no setting for it.
 
-Inside ``shared_engine()`` the first gradebook for a URL is opened exactly as nbgrader
-opens it (engine, schema check, course row); later ones reuse its engine, each with its own
-session, and closing one ends only its session. The engines are disposed when the block
-ends: nothing outlives one submission.
+Inside ``shared_engine()`` the first gradebook for a URL in this process is opened exactly
+as nbgrader opens it (engine, schema check, course row); later ones, in this block or a later
+one, reuse its engine, each with its own session, and closing one ends only its session. When
+a block ends its engines close their connections (no connection outlives one submission) but
+keep their compiled statements for the next submission.
 """
 
 from __future__ import annotations
@@ -25,16 +26,17 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import scoped_session, sessionmaker
 
 _ACTIVE = threading.Lock()
+_ENGINES: dict[str, Engine] = {}
 
 
 @contextlib.contextmanager
 def shared_engine() -> Iterator[dict[str, Engine]]:
-    """Within the block, ``Gradebook`` objects for one URL share an engine (not re-entrant;
-    one block at a time per process)."""
+    """Within the block, ``Gradebook`` objects for one URL share this process's engine for it
+    (not re-entrant; one block at a time per process)."""
     if not _ACTIVE.acquire(blocking=False):
         raise RuntimeError("shared_engine() is already active in this process")
     nbgrader_open, nbgrader_close = Gradebook.__init__, Gradebook.close
-    engines: dict[str, Engine] = {}
+    engines = _ENGINES
 
     def open_shared(self: Gradebook, db_url: str, course_id: str = "default_course",
                     authenticator: Authenticator | None = None) -> None:
@@ -58,4 +60,4 @@ def shared_engine() -> Iterator[dict[str, Engine]]:
         Gradebook.__init__, Gradebook.close = nbgrader_open, nbgrader_close
         _ACTIVE.release()
         for engine in engines.values():
-            engine.dispose()
+            engine.dispose()  # its connections; the engine keeps its compiled statements

@@ -69,13 +69,19 @@ def test_one_engine_per_url_inside_the_block(tmp_path: Path,
         with pytest.raises(MissingEntry):
             other.find_student("ada")
         other.close()
-        assert set(engines) == {first, second}
+        assert engines[first] is one.engine and engines[second] is other.engine
         assert len(connections) == 2  # one per database, however many gradebooks
     assert Gradebook.__init__ is NBGRADER_OPEN and Gradebook.close is NBGRADER_CLOSE
-    assert all(engine.pool.checkedin() == 0 for engine in engines.values())  # disposed
+    assert engines[first].pool.checkedin() == engines[second].pool.checkedin() == 0  # closed
     with Gradebook(first, COURSE_ID) as after:
         assert after.engine not in engines.values()
         assert after.find_student("ada").id == "ada"
+    with shared_engine():  # the next submission: the same engine, a new connection
+        again = Gradebook(first, COURSE_ID)
+        assert again.engine is one.engine
+        assert again.find_student("ada").id == "ada"
+        again.close()
+    assert len(connections) == 4  # the two above, nbgrader's own, this block's
 
 
 def test_restores_nbgrader_after_an_error_and_refuses_nesting(tmp_path: Path) -> None:
