@@ -64,6 +64,7 @@ from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
 from attnkit import intake
+from attnkit.cluster import default_workers, local_cluster
 from attnkit.course import load_config
 from attnkit.gradebook import shared_engine
 
@@ -71,23 +72,6 @@ KERNEL_ENV = "ATTNKIT_KERNEL"
 STATE_DIR = Path(".attnkit") / "autograde"
 KERNEL_START_ATTEMPTS = 3
 TRANSIENT_START_ERRORS = (RuntimeError, TimeoutError, OSError, zmq.ZMQError)
-
-LOCAL_CLUSTER_CONFIG = {
-    # Workers fork from a fresh single-threaded server that has imported the grader once (a
-    # spawned worker takes 3 s or more to import nbgrader). Not from the coordinator itself:
-    # a worker forked from a process with threads can block forever on a lock one of them held
-    # at fork time (a worker hung so in test_postgres: its event loop waited on a lock forever).
-    "distributed.worker.multiprocessing-method": "forkserver",
-    # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
-    # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
-    "distributed.worker.profile.enabled": False,
-    # Background timers, idle CPU of a 2-worker cluster from 10% of a core to 2%: the check
-    # that the event loop is not blocked (every 20 ms in every process), the system monitor
-    # (500 ms) and the nannies' memory polls (100 ms; a worker's memory limit is still kept).
-    "distributed.admin.tick.interval": "1s",
-    "distributed.admin.system-monitor.interval": "5s",
-    "distributed.worker.memory.monitor-interval": "1s",
-}
 
 log = logging.getLogger(__name__)
 
@@ -413,30 +397,6 @@ class _State:
         tmp.write_text(text)
         tmp.replace(path)
         return path
-
-
-def default_workers() -> int:
-    """One worker process per core this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def local_cluster(workers: int):
-    """A Dask cluster on this machine: ``workers`` processes running one task at a time."""
-    import dask
-    from distributed import LocalCluster
-    from distributed.utils import get_mp_context
-
-    with dask.config.set(LOCAL_CLUSTER_CONFIG):  # the nannies keep it for their workers
-        # Dask names what its forkserver imports the first time it is asked; this process's
-        # server (started once, by the first cluster) also imports the grader.
-        get_mp_context().set_forkserver_preload(["distributed", __name__])
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            env=dict(os.environ),  # now, not when that server started
-                            host="127.0.0.1", dashboard_address=None,  # no dashboard, and
-                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no 8787
-                            silence_logs=logging.ERROR)
 
 
 @contextlib.contextmanager

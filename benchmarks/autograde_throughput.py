@@ -51,7 +51,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import is_solution
 from traitlets.config import Config
 
-from attnkit import grader
+from attnkit import cluster, grader
 from attnkit.probe import SEED_ENV
 
 REPO = Path(__file__).resolve().parents[1]
@@ -353,7 +353,7 @@ def main() -> int:
     parser.add_argument("-k", "--submissions", type=int, default=100, help="K (default 100)")
     parser.add_argument("--kernel", default=os.environ.get(grader.KERNEL_ENV, "python3"),
                         help="kernel for every run (default: $ATTNKIT_KERNEL, else python3)")
-    parser.add_argument("--workers", type=int, default=grader.default_workers(),
+    parser.add_argument("--workers", type=int, default=cluster.default_workers(),
                         help="kit workers (default: one per core)")
     parser.add_argument("--assignment", action="append", dest="assignments",
                         help="only this assignment (repeatable; default: all under source/)")
@@ -375,7 +375,7 @@ def main() -> int:
     try:
         assignments = template(base, args.assignments)
         print(f"assignments: {', '.join(assignments)}; kernel {args.kernel}; "
-              f"{args.workers} kit workers on {grader.default_workers()} cores", flush=True)
+              f"{args.workers} kit workers on {cluster.default_workers()} cores", flush=True)
         if args.scaling:
             print(f"{'K':>5} {'seconds':>8} {'nb/s':>6} {'s/nb':>6}")
             for size in map(int, args.sizes.split(",")):

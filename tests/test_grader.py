@@ -36,7 +36,7 @@ from pg_fixture import (  # noqa: E402
     submit,
 )
 
-from attnkit import grader, samples  # noqa: E402
+from attnkit import cluster, grader, samples  # noqa: E402
 from attnkit.sandbox import KERNEL_NAME as SANDBOX  # noqa: E402
 from attnkit.sandbox import check_sandbox  # noqa: E402
 
@@ -78,8 +78,8 @@ def flaky_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 @pytest.fixture(scope="module")
 def scheduler(flaky_kernel: Path) -> Iterator[str]:
     """A running two-worker cluster (its workers see the flaky kernel): its address."""
-    with grader.local_cluster(2) as cluster:
-        yield cluster.scheduler_address
+    with cluster.local_cluster(2) as local:
+        yield local.scheduler_address
 
 
 def totals(grades: dict[tuple[str, str], float | None]) -> dict[str, float]:

@@ -1,0 +1,64 @@
+"""The local Dask cluster that ``attnkit autograde`` grades on, and the server its workers
+fork from.
+
+This module imports only the standard library, so that the ``attnkit`` command can start
+that server (which imports the grader, about 1.5 s) before importing the grader itself:
+the two imports then run side by side on two cores.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+# The modules the worker server imports once; every worker forks with them loaded.
+WORKER_PRELOAD = ["distributed", "attnkit.grader"]
+
+LOCAL_CLUSTER_CONFIG = {
+    # Workers fork from a fresh single-threaded server that has imported the grader once (a
+    # spawned worker takes 3 s or more to import nbgrader). Not from the coordinator itself:
+    # a worker forked from a process with threads can block forever on a lock one of them held
+    # at fork time (a worker hung so in test_postgres: its event loop waited on a lock forever).
+    "distributed.worker.multiprocessing-method": "forkserver",
+    # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
+    # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
+    "distributed.worker.profile.enabled": False,
+    # Background timers, idle CPU of a 2-worker cluster from 10% of a core to 2%: the check
+    # that the event loop is not blocked (every 20 ms in every process), the system monitor
+    # (500 ms) and the nannies' memory polls (100 ms; a worker's memory limit is still kept).
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
+def default_workers() -> int:
+    """One worker process per core this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def start_worker_server() -> None:
+    """Start this process's worker server (Python's forkserver, preloaded with the grader)
+    unless it runs already; return at once, while it imports."""
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload(WORKER_PRELOAD)
+    forkserver.ensure_running()
+
+
+def local_cluster(workers: int):
+    """A Dask cluster on this machine: ``workers`` processes running one task at a time."""
+    import dask
+    from distributed import LocalCluster
+    from distributed.utils import get_mp_context
+
+    with dask.config.set(LOCAL_CLUSTER_CONFIG):  # the nannies keep it for their workers
+        get_mp_context()  # Dask names its own preload the first time it is asked; then ours
+        start_worker_server()
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                            env=dict(os.environ),  # now, not when the server started
+                            host="127.0.0.1", dashboard_address=None,  # no dashboard, and
+                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no 8787
+                            silence_logs=logging.ERROR)
