@@ -4,7 +4,7 @@ Autograding one notebook, nbgrader opens ``Gradebook(db_url)`` about nine times 
 converter, OverwriteKernelspec, OverwriteCells, SaveAutoGrades, AssignLatePenalties, ...).
 Each opens a new SQLAlchemy engine and connection, checks all 13 tables, and compiles every
 statement again, since SQLAlchemy caches compiled SQL per engine. On two cores that was about
-a sixth of ``attnkit autograde``'s time (README, "One engine per submission"), and nbgrader
+a sixth of ``attnkit autograde``'s time (README, "One engine per worker"), and nbgrader
 has no setting for it.
 
 Inside ``shared_engine()`` the first gradebook for a URL in this process is opened exactly

@@ -322,11 +322,14 @@ def rounds_table(rounds: list[list[dict]]) -> str:
     measured = rounds[0][2]["label"]
     lines = [f"{'round':>5} {'kit':>7} {'floor':>7} {measured:>9} {'floor/kit':>10} "
              f"{measured + '/kit':>13}"]
+    ratios = []
     for number, (kit_row, floor_row, pair_row) in enumerate(rounds, 1):
+        ratios.append((kit_row["seconds"] / floor_row["seconds"],
+                       kit_row["seconds"] / pair_row["seconds"]))
         lines.append(f"{number:5d} {kit_row['seconds']:7.1f} {floor_row['seconds']:7.1f} "
-                     f"{pair_row['seconds']:9.1f} "
-                     f"{kit_row['seconds'] / floor_row['seconds']:9.2f}x "
-                     f"{kit_row['seconds'] / pair_row['seconds']:12.2f}x")
+                     f"{pair_row['seconds']:9.1f} {ratios[-1][0]:9.2f}x {ratios[-1][1]:12.2f}x")
+    middle = [sorted(column)[len(column) // 2] for column in zip(*ratios, strict=True)]
+    lines.append(f"{'median of the rounds':>31} {middle[0]:9.2f}x {middle[1]:12.2f}x")
     return "\n".join(lines)
 
 
