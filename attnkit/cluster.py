@@ -39,6 +39,12 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
+def grades_locally(args: list[str]) -> bool:
+    """Whether ``attnkit ARGS`` grades on a local cluster: autograde or demo, no --scheduler."""
+    return bool({"autograde", "demo"} & set(args)) and not any(
+        arg.startswith("--scheduler") for arg in args)
+
+
 def start_worker_server() -> None:
     """Start this process's worker server (Python's forkserver, preloaded with the grader)
     unless it runs already; return at once, while it imports."""
