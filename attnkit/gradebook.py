@@ -36,15 +36,14 @@ def shared_engine() -> Iterator[dict[str, Engine]]:
     if not _ACTIVE.acquire(blocking=False):
         raise RuntimeError("shared_engine() is already active in this process")
     nbgrader_open, nbgrader_close = Gradebook.__init__, Gradebook.close
-    engines = _ENGINES
 
     def open_shared(self: Gradebook, db_url: str, course_id: str = "default_course",
                     authenticator: Authenticator | None = None) -> None:
-        if db_url not in engines:
+        if db_url not in _ENGINES:
             nbgrader_open(self, db_url, course_id, authenticator)
-            engines[db_url] = self.engine
+            _ENGINES[db_url] = self.engine
             return
-        self.engine = engines[db_url]
+        self.engine = _ENGINES[db_url]
         self.db = scoped_session(sessionmaker(autoflush=True, bind=self.engine, future=True))
         self.check_course(course_id=course_id)
         self.course_id = course_id
@@ -55,9 +54,9 @@ def shared_engine() -> Iterator[dict[str, Engine]]:
 
     Gradebook.__init__, Gradebook.close = open_shared, close_session
     try:
-        yield engines
+        yield _ENGINES
     finally:
         Gradebook.__init__, Gradebook.close = nbgrader_open, nbgrader_close
         _ACTIVE.release()
-        for engine in engines.values():
+        for engine in _ENGINES.values():
             engine.dispose()  # its connections; the engine keeps its compiled statements

@@ -28,6 +28,7 @@ import random
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -328,7 +329,7 @@ def rounds_table(rounds: list[list[dict]]) -> str:
                        kit_row["seconds"] / pair_row["seconds"]))
         lines.append(f"{number:5d} {kit_row['seconds']:7.1f} {floor_row['seconds']:7.1f} "
                      f"{pair_row['seconds']:9.1f} {ratios[-1][0]:9.2f}x {ratios[-1][1]:12.2f}x")
-    middle = [sorted(column)[len(column) // 2] for column in zip(*ratios, strict=True)]
+    middle = [statistics.median_high(column) for column in zip(*ratios, strict=True)]
     lines.append(f"{'median of the rounds':>31} {middle[0]:9.2f}x {middle[1]:12.2f}x")
     return "\n".join(lines)
 
