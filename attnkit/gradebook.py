@@ -9,9 +9,11 @@ has no setting for it.
 
 Inside ``shared_engine()`` the first gradebook for a URL in this process is opened exactly
 as nbgrader opens it (engine, schema check, course row); later ones, in this block or a later
-one, reuse its engine, each with its own session, and closing one ends only its session. When
-a block ends its engines close their connections (no connection outlives one submission) but
-keep their compiled statements for the next submission.
+one, reuse its engine, each with its own session, and closing one ends only its session. A
+course row, once this process has checked it, is not checked again (nbgrader never deletes
+one; the check is a query and a commit, ten times per notebook).
+When a block ends its engines close their connections (no connection outlives one
+submission) but keep their compiled statements for the next submission.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from sqlalchemy.orm import scoped_session, sessionmaker
 
 _ACTIVE = threading.Lock()
 _ENGINES: dict[str, Engine] = {}
+_COURSES: set[tuple[str, str]] = set()  # (URL, course id) rows this process has checked
 
 
 @contextlib.contextmanager
@@ -42,10 +45,13 @@ def shared_engine() -> Iterator[dict[str, Engine]]:
         if db_url not in _ENGINES:
             nbgrader_open(self, db_url, course_id, authenticator)
             _ENGINES[db_url] = self.engine
+            _COURSES.add((db_url, course_id))
             return
         self.engine = _ENGINES[db_url]
         self.db = scoped_session(sessionmaker(autoflush=True, bind=self.engine, future=True))
-        self.check_course(course_id=course_id)
+        if (db_url, course_id) not in _COURSES:
+            self.check_course(course_id=course_id)
+            _COURSES.add((db_url, course_id))
         self.course_id = course_id
         self.authenticator = authenticator
 

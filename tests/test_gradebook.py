@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Course, Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from sqlalchemy import event
 from sqlalchemy.pool import Pool
@@ -123,3 +123,22 @@ def test_nbgrader_autograde_opens_one_connection_and_grades_the_same(
     assert by_nbgrader >= 5, by_nbgrader  # a connection for each gradebook nbgrader opens
     assert len(expected) == 7  # six tests and the written answer, for ps1
     assert sum(score or 0 for score in expected.values()) == 9  # the complete notebook
+
+
+def test_a_course_row_is_checked_once_per_process(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    statements: list[str] = []
+    with shared_engine() as engines:
+        Gradebook(url, COURSE_ID).close()  # opened as nbgrader opens it: the course is checked
+        event.listen(engines[url], "before_cursor_execute",
+                     lambda conn, cursor, sql, *args: statements.append(sql))
+        Gradebook(url, COURSE_ID).close()
+        assert not [sql for sql in statements if "FROM course" in sql]
+        other = Gradebook(url, "another_course")  # a course not seen yet is still checked
+        assert other.db.get(Course, "another_course") is not None
+        other.close()
+        assert [sql for sql in statements if "FROM course" in sql]
+    with shared_engine():  # nor in a later submission
+        statements.clear()
+        Gradebook(url, COURSE_ID).close()
+        assert not [sql for sql in statements if "FROM course" in sql]
