@@ -1,13 +1,15 @@
-"""The local cluster's worker server: started by the command, workers fork with the grader."""
+"""The local cluster's worker server: started by the command, workers fork with the grader
+imported and frozen."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import sys
 
 import pytest
 
-from attnkit.cluster import grades_locally, start_worker_server
+from attnkit.cluster import frozen_imports, grades_locally, start_worker_server
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -24,11 +26,13 @@ def test_which_commands_start_the_worker_server(args: list[str], expected: bool)
 
 
 def loaded(names: list[str], answers: multiprocessing.SimpleQueue) -> None:
-    """In a forked worker: which of ``names`` it had imported before running anything."""
-    answers.put({name: name in sys.modules for name in names})
+    """In a forked worker: which of ``names`` it had imported before running anything, how
+    many objects its collector ignores, and whether it collects the rest."""
+    answers.put(({name: name in sys.modules for name in names}, gc.get_freeze_count(),
+                 gc.isenabled()))
 
 
-def test_workers_fork_with_the_grader_imported() -> None:
+def test_workers_fork_with_the_grader_imported_and_frozen() -> None:
     start_worker_server()
     context = multiprocessing.get_context("forkserver")
     answers = context.SimpleQueue()
@@ -36,4 +40,17 @@ def test_workers_fork_with_the_grader_imported() -> None:
     worker.start()
     worker.join(60)
     assert worker.exitcode == 0
-    assert answers.get() == {"attnkit.grader": True, "nbgrader.apps": True}
+    imported, frozen, collecting = answers.get()
+    assert imported == {"attnkit.grader": True, "nbgrader.apps": True}
+    assert frozen > 200_000  # Dask, nbgrader and the rest: never scanned by its collections
+    assert collecting
+
+
+def test_frozen_imports_turn_collection_back_on_even_after_an_error() -> None:
+    before = gc.get_freeze_count()
+    with pytest.raises(ImportError), frozen_imports():
+        assert not gc.isenabled()
+        made = [[] for _ in range(1000)]  # what an import leaves behind
+        import attnkit.no_such_module  # noqa: F401
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= before + len(made)

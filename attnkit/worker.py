@@ -1,0 +1,9 @@
+"""What every local grading worker forks with: the worker server (Python's forkserver,
+``attnkit.cluster.start_worker_server``) imports this module once."""
+
+from attnkit.cluster import frozen_imports
+
+with frozen_imports():
+    import distributed  # noqa: F401
+
+    import attnkit.grader  # noqa: F401
