@@ -11,9 +11,9 @@ Inside ``shared_engine()`` the first gradebook for a URL in this process is open
 as nbgrader opens it (engine, schema check, course row); later ones, in this block or a later
 one, reuse its engine, each with its own session, and closing one ends only its session. A
 course row, once this process has checked it, is not checked again (nbgrader never deletes
-one; the check is a query and a commit, ten times per notebook).
-When a block ends its engines close their connections (no connection outlives one
-submission) but keep their compiled statements for the next submission.
+one; the check is a query and a commit, ten times per notebook). When a block ends its
+engines close their connections (no connection outlives one submission) but keep their
+compiled statements for the next submission.
 """
 
 from __future__ import annotations
