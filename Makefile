@@ -1,10 +1,18 @@
-# The course kit's commands. `make demo` and `make test` set everything up themselves.
+# The course kit's commands. `make demo` and `make test` set everything up themselves:
+# Debian packages (as root; otherwise they stop and name the apt-get line), the Python
+# environment in .venv, and the sandboxed grading kernel.
 PY ?= /usr/bin/python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN := PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: env system demo test lint release clean
+.PHONY: env system demo test check lint release clean
+
+# Debian packages: the sandbox, the browser tests, the PostgreSQL tests. Installed when
+# missing and we are root; otherwise stop with the exact `sudo apt-get install` line.
+system:
+	@./.ci/system-packages
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -12,23 +20,24 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install -q --no-deps -e .
 	touch $(STAMP)
 
-env: $(STAMP)
+env: system $(STAMP)
 	$(BIN)/attnkit install-kernels
 
-# Debian packages the sandbox, the browser tests and the PostgreSQL tests need (root).
-system:
-	./.ci/system-packages
-
 release: env
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/attnkit release
+	$(RUN) $(BIN)/attnkit release
 
 demo: env
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/attnkit demo
+	$(RUN) $(BIN)/attnkit demo
 
 test: env
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(RUN) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
-lint: env
+# The fast tier, opt-in: unit and consistency tests, no kernels, browser or database server.
+# Needs only the Python environment, so it also runs on a machine without the Debian packages.
+check: $(STAMP)
+	$(RUN) $(BIN)/python -m pytest -q -m "not slow and not browser and not postgres and not kernel" $(PYTEST_ARGS)
+
+lint: $(STAMP)
 	$(BIN)/ruff check attnkit tests benchmarks
 
 clean:

@@ -41,7 +41,8 @@ def cmd_install_kernels(args: argparse.Namespace) -> int:
     console.print(f"installed kernelspec {path}")
     problem = sandbox.check_sandbox()
     if problem:
-        console.print(f"[yellow]warning:[/] the sandbox cannot start here: {problem}")
+        console.print(f"[red]error:[/] the grading sandbox cannot start here: {problem}")
+        return 1
     return 0
 
 
@@ -53,6 +54,11 @@ def cmd_release(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """Release, grade the sample class, write feedback, print the grade table."""
     root = args.root
+    try:
+        grader.preflight(course.load_config(root), None)
+    except grader.GradingError as error:
+        console.print(f"[red]cannot grade the demo class:[/] {error}")
+        return 2
     for generated in ("submitted", "autograded", "feedback"):
         shutil.rmtree(root / generated, ignore_errors=True)
     (root / "gradebook.db").unlink(missing_ok=True)

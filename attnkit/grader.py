@@ -63,7 +63,7 @@ from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
-from attnkit import intake
+from attnkit import intake, sandbox
 from attnkit.cluster import default_workers, local_cluster
 from attnkit.course import load_config
 from attnkit.gradebook import shared_engine
@@ -411,6 +411,30 @@ def _client(scheduler: str | None, workers: int):
             yield client
 
 
+def preflight(config: Config, kernel: str | None) -> str:
+    """The name of the kernel that will grade ("" = each notebook's own), once it is known to
+    be installed and, if sandboxed, able to start: otherwise a ``GradingError`` with the remedy,
+    before anything is graded (a class of zeros caused by the machine is never recorded)."""
+    name = kernel_name(config, kernel or os.environ.get(KERNEL_ENV) or None)
+    if not name:
+        return name
+    try:
+        spec = KernelSpecManager(config=config).get_kernel_spec(name)
+    except NoSuchKernel:
+        raise GradingError(f"kernel {name!r} is not installed (run `make env` or "
+                           f"`attnkit install-kernels`), or choose another with --kernel or "
+                           f"${KERNEL_ENV}") from None
+    provisioner = spec.metadata.get("kernel_provisioner", {}).get("provisioner_name")
+    if provisioner == sandbox.PROVISIONER_NAME and not sandbox.opted_out(config):
+        problem = sandbox.check_sandbox()
+        if problem:
+            raise GradingError(f"the sandboxed grading kernel {name!r} cannot start: {problem}. "
+                               f"Nothing was graded. Remedy: run `make env` as root (it installs "
+                               f"the Debian packages bubblewrap and util-linux). "
+                               f"{sandbox.OPT_OUT_HINT}")
+    return name
+
+
 def autograde(course_root: Path, assignment: str, **options) -> Summary:
     """Autograde every submission of one assignment; see ``autograde_all``."""
     return autograde_all(course_root, [assignment], **options)[0]
@@ -434,15 +458,7 @@ def autograde_all(course_root: Path, assignments: list[str], *, workers: int | N
     root = Path(course_root).resolve()
     config = load_config(root)
     coursedir = CourseDirectory(config=config)
-    kernel = kernel or os.environ.get(KERNEL_ENV) or None
-    name = kernel_name(config, kernel)
-    if name:
-        try:
-            KernelSpecManager(config=config).get_kernel_spec(name)
-        except NoSuchKernel:
-            raise GradingError(f"kernel {name!r} is not installed (`attnkit install-kernels`), "
-                               f"or choose another with --kernel or ${KERNEL_ENV}") from None
-
+    name = preflight(config, kernel)
     jobs = [_plan(root, config, assignment, students, force) for assignment in assignments]
     todo = sum(len(job.todo) for job in jobs)
     if todo:

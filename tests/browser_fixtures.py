@@ -186,10 +186,8 @@ def static_server(directory: Path, home: Path) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    sync_playwright = sync_api.sync_playwright
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: `make env` installs Debian's chromium"
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

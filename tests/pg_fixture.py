@@ -170,8 +170,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[str]:
     """A real PostgreSQL 15 server on 127.0.0.1 with an empty database: its SQLAlchemy URL."""
-    if not (PG_BIN / "initdb").exists():
-        pytest.skip(f"PostgreSQL binaries not found in {PG_BIN} (Debian package postgresql-15)")
+    assert (PG_BIN / "initdb").exists(), \
+        f"PostgreSQL binaries not found in {PG_BIN}: `make env` installs Debian's postgresql"
     as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
     base = Path(tempfile.mkdtemp(prefix="attnkit-pg-"))  # pytest's tmp dirs are root-only
     data, sockets, port = base / "data", base / "sock", _free_port()

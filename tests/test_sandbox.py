@@ -26,8 +26,14 @@ from traitlets.config import Config
 from attnkit.sandbox import KERNEL_NAME, PROVISIONER_NAME, check_sandbox, install_kernelspec
 
 REPO = Path(__file__).resolve().parents[1]
-PROBLEM = check_sandbox()
-pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
+pytestmark = pytest.mark.kernel
+
+
+@pytest.fixture(autouse=True, scope="module")
+def sandbox_works() -> None:
+    """`make test` installs what the sandbox needs, so a missing part is a failure."""
+    problem = check_sandbox()
+    assert problem is None, f"the sandbox cannot start (run `make env`): {problem}"
 
 SET_BY_KERNEL = {"CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR", "GIT_PAGER", "PAGER", "TERM",
                  "PYDEVD_USE_FRAME_EVAL"}  # os.environ entries ipykernel and debugpy add
