@@ -4,12 +4,12 @@ Stock ``nbgrader`` commands (generate_assignment, autograde, generate_feedback,
 formgrader, export) read this file; ``attnkit autograde`` reuses it.
 """
 
+import functools
 import os
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
-    ClearHiddenTests,
     ClearOutput,
     DeduplicateIds,
     GetGrades,
@@ -20,13 +20,17 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
+from attnkit import intake
 from attnkit.preprocessors import (
     AddMarkSchemes,
+    ClearHiddenTestsInTestCells,
     ClearMarkSchemes,
     CompiledCheckCellMetadata,
     DropEmptyGradeMetadata,
     JudgeProbes,
     ResilientExecute,
+    RestoreDeletedCells,
+    ScrubHiddenOutputs,
 )
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
@@ -53,6 +57,11 @@ c.KernelManager.transport = "ipc"
 # `attnkit autograde` forks sandboxed kernels from a server that has imported ipykernel, numpy
 # and matplotlib once; c.SandboxProvisioner.warm_start = False turns that off, True turns it
 # on for stock nbgrader commands too.
+# Hidden inputs derive from a secret salt made once in .attnkit/seed-salt (never released).
+c.ResilientExecute.salt_file = os.path.join(HERE, ".attnkit", "seed-salt")
+# Stock `nbgrader autograde` (formgrader's Autograde button) repairs submissions as
+# `attnkit intake` does: unreadable or misnamed notebooks, symbolic links.
+c.Autograde.pre_convert_hook = functools.partial(intake.pre_convert_hook, HERE)
 c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
@@ -60,6 +69,7 @@ c.Autograde.sanitize_preprocessors = [
     ClearOutput,
     DeduplicateIds,
     DropEmptyGradeMetadata,
+    RestoreDeletedCells,  # forged graded cells dropped, deleted cells put back
     OverwriteKernelspec,
     OverwriteCells,
     CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
@@ -79,7 +89,8 @@ c.Autograde.autograde_preprocessors = [
 # Feedback: never show hidden test source, nor the TAs' mark schemes.
 c.GenerateFeedback.preprocessors = [
     GetGrades,
-    ClearHiddenTests,
+    ScrubHiddenOutputs,  # hidden lines a student's output copied (printing `In`, say)
+    ClearHiddenTestsInTestCells,
     ClearMarkSchemes,
     CSSHTMLHeaderPreprocessor,
 ]

@@ -148,41 +148,49 @@ def ps1_softmax_cols_cases(seed: int) -> list[Case]:
     ]
 
 
+EQUIVARIANT = ("token-wise map with a pooled context", "column sums on every token")
+NOT_EQUIVARIANT = ("token-wise map of X + positions", "reverse tokens", "mix tokens")
+
+
 def equivariance_cases(seed: int) -> list[Case]:
+    """Five maps drawn and ordered by the seed, so the expected answers differ per student.
+
+    The maps are built from data only (tanh, means, fixed matrices): nothing here computes
+    softmax or attention, which the kernel may import and students are graded on.
+    """
     rng = _rng(seed, "ps1_equivariance")
     D, N = 4, 5
-    params = attention_params(rng, D)
-    P = rng.normal(size=(D, N))  # a positional encoding
+    data = {"A": rng.normal(size=(D, D)), "b": rng.normal(size=(D, 1)),
+            "C": rng.normal(size=(D, D)), "P": rng.normal(size=(D, N)),
+            "M": rng.normal(size=(N, N))}
     X = rng.normal(size=(D, N))
+    kinds = [*EQUIVARIANT, *NOT_EQUIVARIANT]
+    chosen = [kinds[i] for i in rng.choice(len(kinds), size=5, replace=False)]
     cases = []
-    for kind in ("attention", "attention+positions", "reverse tokens", "column sums"):
+    for kind in chosen:
         perm = list(rng.permutation(N))
         while perm == sorted(perm) or perm == sorted(perm, reverse=True):
             perm = list(rng.permutation(N))
-        cases.append(Case(kind, {"kind": kind, "X": X, "perm": perm, "params": params, "P": P}))
+        cases.append(Case(kind, {"kind": kind, "X": X, "perm": perm, **data}))
     return cases
 
 
 def equivariance_function(args: Args) -> Callable[[np.ndarray], np.ndarray]:
     """The D x N -> D x N map a case asks about (only some are equivariant)."""
-    p = args["params"]
+    A, b, C, P, M = (args[k] for k in ("A", "b", "C", "P", "M"))
 
-    def attention(X: np.ndarray) -> np.ndarray:
-        Q = p["beta_q"] + p["omega_q"] @ X
-        K = p["beta_k"] + p["omega_k"] @ X
-        V = p["beta_v"] + p["omega_v"] @ X
-        S = K.T @ Q / np.sqrt(Q.shape[0])
-        A = np.exp(S - S.max(axis=0))
-        return V @ (A / A.sum(axis=0))
+    def tokenwise(X: np.ndarray) -> np.ndarray:
+        return np.tanh(A @ X + b) + C @ X.mean(axis=1, keepdims=True)
 
-    kind = args["kind"]
-    if kind == "attention":
-        return attention
-    if kind == "attention+positions":
-        return lambda X: attention(X + args["P"][:, : X.shape[1]])
-    if kind == "reverse tokens":
-        return lambda X: X[:, ::-1]
-    return lambda X: np.tile(X.sum(axis=1, keepdims=True), (1, X.shape[1]))
+    maps = {
+        "token-wise map with a pooled context": tokenwise,
+        "column sums on every token": lambda X: np.tile(X.sum(axis=1, keepdims=True),
+                                                         (1, X.shape[1])),
+        "token-wise map of X + positions": lambda X: tokenwise(X + P[:, : X.shape[1]]),
+        "reverse tokens": lambda X: X[:, ::-1],
+        "mix tokens": lambda X: X @ M[: X.shape[1], : X.shape[1]],
+    }
+    return maps[args["kind"]]
 
 
 def attention_call(targets: tuple, a: Args) -> Any:

@@ -300,12 +300,28 @@ def _finite(value: Any) -> bool:
     return all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in values)
 
 
+TAMPERED = ("the hidden check's results were tampered with (records that another call "
+            "made, duplicated, extra or out of order): this cell scores 0")
+
+
+def _one_call(records: list, check_id: str, seed: int) -> bool:
+    """True if ``records`` are one probe call's, for this check and seed, cases 0, 1, ...
+    each once and in order (a prefix: a call cut short by a crash is still one call)."""
+    if not all(isinstance(r, dict) for r in records):
+        return False
+    calls = {r.get("call") for r in records}
+    return (len(calls) == 1 and all(isinstance(c, str) for c in calls)
+            and all(r.get("check") == check_id and r.get("seed") == seed
+                    and r.get("case") == i and not isinstance(r.get("case"), bool)
+                    for i, r in enumerate(records)))
+
+
 def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdict:
     """Score one graded cell from the probe records its execution displayed.
 
-    Records are untrusted: anything that is not a dict for this check with an
-    int case index is ignored, the first record of a case counts, and a payload
-    that does not decode costs the cell its points (never the grader a crash).
+    Records are untrusted: they must be exactly one probe call's, for this check
+    and seed, one per case in order (``_one_call``); anything else, and a payload
+    that does not decode, costs the cell its points (never the grader a crash).
     Partial credit: a per-case check scores the fraction of cases right; a
     known mistake keeps its ``Wrong.credit``; overflow on large logits only
     keeps half; anything else scores 0.
@@ -318,22 +334,18 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
         cases = spec.cases(seed)
     finally:
         np.random.set_state(state)
-    by_case: dict[int, dict] = {}
-    for record in records if isinstance(records, (list, tuple)) else ():
-        if not isinstance(record, dict) or record.get("check") != check_id:
-            continue
-        index = record.get("case")
-        if isinstance(index, int) and not isinstance(index, bool):
-            by_case.setdefault(index, record)  # first report of a case counts
-    if not any(i in by_case for i in range(len(cases))):
+    records = list(records) if isinstance(records, (list, tuple)) else []
+    if not records:
         return Verdict(check_id, 0.0, points, "the hidden check did not run: make sure the "
                        "cells above run without errors and define the required names")
+    if not _one_call(records, check_id, seed):
+        return Verdict(check_id, 0.0, points, TAMPERED, misconception="tampered")
     got: list[Any] = []
     for index, case in enumerate(cases):
-        record = by_case.get(index)
-        if record is None:
+        if index >= len(records):
             return Verdict(check_id, 0.0, points, f"the check stopped before case '{case.name}' "
                            "(time limit or crash)")
+        record = records[index]
         if "error" in record:
             got.append(Raised(str(record["error"])[:500]))
             continue

@@ -208,6 +208,7 @@ def pipeline_config(config: Config, kernel: str | None) -> Config:
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
     extra.Autograde.exporter_class = GradingExporter
+    extra.Autograde.pre_convert_hook = None  # the coordinator has run intake already
     extra.merge(kernel_start_config(config))
     return extra
 

@@ -5,13 +5,22 @@ not UTF-8, empty or misnamed, and records no grade for it. Intake repairs
 what it can (decodes other encodings, upgrades old nbformat versions, finds
 a renamed notebook by its cell ids) and otherwise substitutes the blank
 release, so the student still gets a grade row and feedback that says why.
-The student's original bytes are kept in ``.attnkit-original/``.
+The student's original bytes are kept in ``.attnkit-original/``. Anything in the
+submission that is not a regular file or folder (a symbolic link to the gradebook or the
+master notebook, a fifo, a device) is removed before nbgrader copies the folder, since
+nbgrader's copy follows links.
+
+``pre_convert_hook`` runs the same intake inside stock ``nbgrader autograde`` (and so
+formgrader's Autograde button), switched on in ``nbgrader_config.py``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,9 +75,38 @@ def _with_note(nb: nbformat.NotebookNode, reason: str) -> nbformat.NotebookNode:
     return nb
 
 
+def _kind(mode: int) -> str:
+    return ("a symbolic link" if stat.S_ISLNK(mode) else "a fifo" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device file")
+
+
+def remove_special_files(folder: Path) -> list[str]:
+    """Delete every entry under ``folder`` that is not a regular file or a real directory
+    (never following a link); returns one sentence per entry removed."""
+    removed: list[str] = []
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        removed.append(f"the submission folder itself was {_kind(folder.lstat().st_mode)}")
+        folder.unlink()
+    if not folder.exists():
+        return removed
+    for top, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = Path(top) / name
+            mode = path.lstat().st_mode
+            if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+                continue
+            target = f" to {os.readlink(path)}" if stat.S_ISLNK(mode) else ""
+            removed.append(f"{path.relative_to(folder)} was {_kind(mode)}{target}, not a file: "
+                           "it was removed unread")
+            path.unlink()
+        dirs[:] = [d for d in dirs if (Path(top) / d).is_dir()]
+    return removed
+
+
 def prepare(root: Path, assignment: str, student: str) -> list[Repair]:
     """Repair one student's submission in place; returns what was repaired and why."""
     folder = root / "submitted" / student / assignment
+    removed = remove_special_files(folder)
     repairs: list[Repair] = []
     for release in sorted((root / "release" / assignment).glob("*.ipynb")):
         target = folder / release.name
@@ -87,6 +125,8 @@ def prepare(root: Path, assignment: str, student: str) -> list[Repair]:
             nb, reason = _read(target.read_bytes())
             if reason:
                 _keep_original(folder, target)
+        if removed:
+            reason = "; ".join([*removed, *([reason] if reason else [])])
         if reason is None:
             continue
         if nb is None:
@@ -113,3 +153,22 @@ def _keep_original(folder: Path, path: Path) -> None:
         shutil.copy2(path, keep / path.name)
     if path.suffix == ".ipynb" and path.parent == folder:
         path.unlink()
+
+
+def pre_convert_hook(root: str | Path, assignment: str, student: str,
+                     notebooks: Sequence[str]) -> None:
+    """Intake inside stock ``nbgrader autograde``: ``c.Autograde.pre_convert_hook`` (with
+    ``root`` bound), called once per submission before nbgrader copies its folder.
+
+    nbgrader passes its own list of the submission's notebook paths, globbed before the hook,
+    and converts what that list holds afterwards; intake may rename or replace notebooks, so
+    the list is refreshed in place. ``tests/test_intake.py`` checks that nbgrader still hands
+    the hook that very list (``BaseConverter.run_pre_convert_hook``)."""
+    folders = {Path(path).parent for path in notebooks}
+    for folder in folders:
+        repairs = prepare(Path(root), folder.name, folder.parent.name)
+        for repair in repairs:
+            print(f"attnkit intake {folder.parent.name}/{folder.name}/{repair.notebook}: "
+                  f"{repair.reason}")
+    if isinstance(notebooks, list):
+        notebooks[:] = sorted(str(p) for folder in folders for p in folder.glob("*.ipynb"))

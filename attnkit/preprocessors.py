@@ -14,20 +14,31 @@ Switched on in ``nbgrader_config.py``:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
+import secrets
 import shutil
 import tempfile
 import textwrap
+import time
 import traceback
+from pathlib import Path
 
 import jsonschema
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode, from_dict
+from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
-from nbgrader.preprocessors import CheckCellMetadata, Execute, NbGraderPreprocessor
-from nbgrader.utils import is_grade
+from nbgrader.preprocessors import (
+    CheckCellMetadata,
+    ClearHiddenTests,
+    Execute,
+    NbGraderPreprocessor,
+)
+from nbgrader.utils import is_grade, is_solution
 from traitlets import Integer, Unicode
 
 from attnkit.checks import CHECKS, judge
@@ -39,7 +50,30 @@ CRASHED = ("this cell crashed the Python kernel (for example os._exit, a segfaul
            "of memory); the cells after it were run in a new kernel")
 UNRESPONSIVE = ("this cell ran past the time limit and the kernel did not respond to an interrupt; "
                 "the cells after it were run in a new kernel")
+GARBLED = ("this cell broke the kernel's connection to the grader (for example by forking "
+           "the kernel); the cells after it were run in a new kernel")
+TIMED_OUT = ("[grading note] this cell ran past the time limit of {seconds} s and was stopped "
+             "(an infinite loop, or a very slow computation?)\n")
 VERDICT = "attnkit"  # cell metadata key of a hidden check's verdict in autograded notebooks
+
+
+def course_salt(path: str) -> str:
+    """The course's secret salt for grading seeds, made on first use (mode 0600).
+
+    Each submission's hidden inputs derive from a hash of the salt, assignment, student and
+    notebook: without it a student cannot rebuild them offline from ``cases.py``. Losing it
+    only changes the fresh inputs of later regrades."""
+    salt = Path(path)
+    if not salt.exists():
+        salt.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        draft = salt.with_name(f".{salt.name}-{os.getpid()}-{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(32) + "\n")
+        with contextlib.suppress(FileExistsError):  # another process made it first: keep theirs
+            os.link(draft, salt)
+        draft.unlink()
+    return salt.read_text().strip()
 
 
 def grading_seed(resources: dict, salt: str = "") -> int:
@@ -69,12 +103,14 @@ def describe_error(output: NotebookNode) -> str:
 class ResilientExecute(Execute):
     """nbgrader's Execute, with a grading seed and recovery from kernel death."""
 
-    seed_salt = Unicode("", help="Mixed into each submission's grading seed.").tag(config=True)
+    salt_file = Unicode("", help="The course's secret salt for grading seeds, made on first "
+                        "use; empty: no salt (anyone can rebuild the hidden inputs)").tag(
+                            config=True)
     max_kernel_deaths = Integer(5, help="Give up replaying after this many crashes.").tag(
         config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict, km=None):
-        seed = grading_seed(resources, self.seed_salt)
+        seed = grading_seed(resources, course_salt(self.salt_file) if self.salt_file else "")
         resources.setdefault("attnkit", {})["seed"] = seed
         os.environ[SEED_ENV] = str(seed)
         self._crashed: dict[int, str] = {}  # cell index -> why it was skipped
@@ -82,12 +118,13 @@ class ResilientExecute(Execute):
         while True:
             try:
                 return super().preprocess(nb, resources, km=km)
-            except (DeadKernelError, CellTimeoutError) as error:
+            except Exception as error:  # noqa: BLE001 - whatever a cell did to its kernel
                 index = self._running
                 if index is None or len(self._crashed) >= self.max_kernel_deaths:
                     raise
                 self._crashed[index] = (UNRESPONSIVE if isinstance(error, CellTimeoutError)
-                                        else CRASHED)
+                                        else CRASHED if isinstance(error, DeadKernelError)
+                                        else GARBLED)
                 self.log.warning("Kernel lost in cell %d (%s); replaying without it",
                                  index, type(error).__name__)
                 for cell in nb.cells:
@@ -114,8 +151,13 @@ class ResilientExecute(Execute):
             cell.outputs = [error_output(KERNEL_DIED, self._crashed[index])]
             return cell, resources
         self._running = index
+        started = time.monotonic()
         result = super().preprocess_cell(cell, resources, index)
         self._running = None
+        if (self.timeout and time.monotonic() - started >= self.timeout
+                and any(o.get("ename") == "KeyboardInterrupt" for o in cell.get("outputs", []))):
+            cell.outputs.append(from_dict({"output_type": "stream", "name": "stdout",
+                                           "text": TIMED_OUT.format(seconds=self.timeout)}))
         return result
 
     _running: int | None = None
@@ -250,3 +292,137 @@ class DropEmptyGradeMetadata(NbGraderPreprocessor):
             if cell.metadata.get("nbgrader") == {}:
                 del cell.metadata["nbgrader"]
         return nb, resources
+
+
+FORGED = ("**Grading note.** This cell claimed to be the graded cell {grade_id!r}, which is not "
+          "part of this assignment, so it was not graded.\n\n")
+RESTORED = ("**Grading note.** The cell {grade_id!r} was missing from the submission and was "
+            "put back from the assignment.\n\n")
+
+
+def _noted(cell_type: str, note: str, source: str) -> str:
+    """``source`` with ``note`` on top, as a comment in code cells."""
+    if cell_type == "code":
+        note = "".join(f"# {line}\n" for line in note.replace("**", "").strip().splitlines())
+    return note + source
+
+
+class RestoreDeletedCells(NbGraderPreprocessor):
+    """Make the submission's nbgrader cells exactly the assignment's, before ``OverwriteCells``.
+
+    A cell claiming a grade id the gradebook does not know (forged) loses its nbgrader
+    metadata; every source cell the student deleted (test, answer or locked helper cell) is
+    put back after the nearest earlier cell still present. nbgrader's own
+    ``add_missing_cells`` fails on both (a forged id: ``KeyError: 'grade_id'``; a deleted cell
+    after a locked helper: ``KeyError``), which would leave the whole submission ungraded.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:
+            source = gb.find_notebook(info["notebook"], info["assignment"])
+            order = [cell.name for cell in source.source_cells]
+            cells = {cell.name: cell for cell in source.source_cells}
+            points = {cell.name: cell.max_score for cell in source.grade_cells}
+            solutions = {cell.name for cell in source.solution_cells}
+        present = {}
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            grade_id = meta.get("grade_id")
+            if grade_id not in cells or grade_id in present:
+                del cell.metadata["nbgrader"]
+                cell.source = _noted(cell.cell_type, FORGED.format(grade_id=grade_id),
+                                     cell.source)
+                continue
+            present[grade_id] = cell
+        for index, grade_id in enumerate(order):
+            if grade_id in present:
+                continue
+            cell = self._restored(cells[grade_id], points.get(grade_id), grade_id in solutions)
+            earlier = next((present[g] for g in reversed(order[:index]) if g in present), None)
+            nb.cells.insert(nb.cells.index(earlier) + 1 if earlier is not None else 0, cell)
+            present[grade_id] = cell
+        return nb, resources
+
+    @staticmethod
+    def _restored(source_cell, points: float | None, solution: bool) -> NotebookNode:
+        meta = {"grade": points is not None, "grade_id": source_cell.name,
+                "locked": source_cell.locked, "solution": solution, "schema_version": 3}
+        if points is not None:
+            meta["points"] = points
+        cell = {"cell_type": source_cell.cell_type, "metadata": {"nbgrader": meta},
+                "source": _noted(source_cell.cell_type, RESTORED.format(grade_id=source_cell.name),
+                                 source_cell.source)}
+        if source_cell.cell_type == "code":
+            cell.update(outputs=[], execution_count=None)
+        return from_dict(cell)
+
+
+def is_test_cell(cell: NotebookNode) -> bool:
+    """An autograded test cell: its source comes from the gradebook, never from the student."""
+    return cell.cell_type == "code" and is_grade(cell) and not is_solution(cell)
+
+
+class ClearHiddenTestsInTestCells(ClearHiddenTests):
+    """nbgrader's ``ClearHiddenTests``, applied to the assignment's test cells only.
+
+    A student's own cell that writes the markers (say a BEGIN line with no END) made
+    nbgrader's version raise, and that student got no feedback at all; such text is the
+    student's, so it is shown as written.
+    """
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
+        if not is_test_cell(cell):
+            return cell, resources
+        return super().preprocess_cell(cell, resources, index)
+
+
+HIDDEN_SHOWN = "[hidden test]"
+
+
+class ScrubHiddenOutputs(NbGraderPreprocessor):
+    """Remove hidden-test source from every output, before ``ClearHiddenTests`` removes it
+    from the cells: a student cell printing ``In`` (IPython's input history) or reading files
+    in the kernel's directory would otherwise copy the hidden lines into the feedback."""
+
+    begin = Unicode("BEGIN HIDDEN TESTS", help="nbgrader's begin delimiter").tag(config=True)
+    end = Unicode("END HIDDEN TESTS", help="nbgrader's end delimiter").tag(config=True)
+    min_length = Integer(8, help="Shorter hidden lines (such as `)`) are left alone").tag(
+        config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        pattern = self._pattern(nb)
+        for cell in nb.cells:
+            for output in cell.get("outputs", []):
+                self._scrub(output, pattern)
+        return nb, resources
+
+    def _pattern(self, nb: NotebookNode) -> re.Pattern:
+        lines: set[str] = set()
+        for cell in filter(is_test_cell, nb.cells):
+            inside = False
+            for line in cell.source.splitlines():
+                if self.begin in line:
+                    inside = True
+                elif self.end in line:
+                    inside = False
+                elif inside and len(line.strip()) >= self.min_length:
+                    lines.add(line.strip())
+        words = sorted(lines, key=len, reverse=True) + [self.begin, self.end]
+        return re.compile("|".join(map(re.escape, words)))
+
+    @staticmethod
+    def _scrub(output: NotebookNode, pattern: re.Pattern) -> None:
+        def clean(text: object) -> object:
+            if isinstance(text, list):
+                return [clean(t) for t in text]
+            return pattern.sub(HIDDEN_SHOWN, text) if isinstance(text, str) else text
+
+        for key in ("text", "evalue", "traceback"):
+            if key in output:
+                output[key] = clean(output[key])
+        for mime, value in output.get("data", {}).items():
+            if mime.startswith("text/"):
+                output["data"][mime] = clean(value)

@@ -16,6 +16,7 @@ import contextlib
 import copy
 import io
 import os
+import secrets
 import warnings
 from typing import Any
 
@@ -58,16 +59,20 @@ def run_case(spec_call, targets: tuple, args: dict) -> dict:
         np.random.set_state(state)
 
 
-def probe(check: str, *targets: Any) -> None:
-    """Run every case of ``check`` on the student's ``targets`` and display the outputs."""
-    from IPython.display import display
-
-    seed = int(os.environ.get(SEED_ENV, "0"))
+def records(check: str, targets: tuple, seed: int) -> list[dict]:
+    """One call's records: the outputs of ``targets`` on every case of ``check``."""
     spec = SPECS[check]
     state = np.random.get_state()
     cases = spec.cases(seed)
     np.random.set_state(state)
-    for index, case in enumerate(cases):
-        record = {"check": check, "seed": seed, "case": index,
-                  **run_case(spec.call, targets, case.args)}
+    call = secrets.token_hex(8)  # ties this call's records together
+    return [{"check": check, "seed": seed, "call": call, "case": index,
+             **run_case(spec.call, targets, case.args)} for index, case in enumerate(cases)]
+
+
+def probe(check: str, *targets: Any) -> None:
+    """Run every case of ``check`` on the student's ``targets`` and display the outputs."""
+    from IPython.display import display
+
+    for record in records(check, targets, int(os.environ.get(SEED_ENV, "0"))):
         display({MIME: record}, raw=True)

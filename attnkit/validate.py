@@ -32,7 +32,7 @@ from typing import Any
 
 from attnkit.cases import SPECS
 from attnkit.checks import Verdict, judge
-from attnkit.probe import run_case
+from attnkit.probe import records
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "tests" / "catalogue"
 SEEDS = (0, 1, 2, 7, 2024)
@@ -99,12 +99,7 @@ def load_catalogue(folder: Path = CATALOGUE) -> list[Entry]:
 
 def grade(e: Entry, check: str, seed: int) -> Verdict:
     """What the hidden test cell of ``check`` would award ``e``, for grading seed ``seed``."""
-    spec = SPECS[check]
-    cases = spec.cases(seed)
-    records = [{"check": check, "seed": seed, "case": index,
-                **run_case(spec.call, e.targets, case.args)}
-               for index, case in enumerate(cases)]
-    return judge(check, seed, records, 1.0)
+    return judge(check, seed, records(check, e.targets, seed), 1.0)
 
 
 @dataclass

@@ -1,142 +1,225 @@
-"""Hostile and broken ps1 submissions, each with the outcome the kit must give it.
+"""Hostile and broken submissions for every assignment, each with the outcome the kit must give.
 
-Every submission starts from a complete, correct ps1 and changes one thing.
-``zero`` lists the test cells that must score nothing; every other autograded
-cell must keep full marks (so an attack or a crash disturbs nothing else).
-``reason`` is a pattern the student's feedback must show (case-insensitive).
+Every submission starts from a complete, correct notebook and changes one thing, usually in
+the assignment's first graded function (its ``Target``). ``zero`` lists the test cells that
+must score nothing; every other autograded cell outside the target's reach must keep full
+marks, so an attack or a crash disturbs nothing else. ``reason`` is a pattern the student's
+feedback must show (case-insensitive). Rows are written per assignment from templates, so an
+assignment added later gets the whole suite by adding its ``Target``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
-from attnkit.samples import Sample, build_submission
+from attnkit.cases import SPECS
+from attnkit.checks import CHECKS
+from attnkit.samples import Sample, build_submission, solution_code
 
-A = "ps1_self_attention"
-NB = f"{A}.ipynb"
-ALL = ["ps1_softmax", "ps1_self_attention_loop", "ps1_softmax_cols", "ps1_self_attention",
-       "ps1_scaled_attention", "ps1_equivariance"]
-ATTENTION = ["ps1_self_attention", "ps1_scaled_attention"]
-SOFTMAX = ["ps1_softmax", "ps1_self_attention_loop"]  # the loop calls the student's softmax
-BLANK_SOFTMAX = "def softmax(items_in):\n    raise NotImplementedError()\n"
+ALL = "all"  # every autograded test cell of the assignment
+REACH = "reach"  # the target's test cell and the cells whose code calls the target
+
+
+@dataclass(frozen=True)
+class Target:
+    """The function most attacks go through: its solution cell, test cell and signature."""
+
+    code: str  # solution grade id
+    test: str  # test grade id
+    name: str
+    params: str
+    reach: tuple[str, ...]  # test cells that fail when the function is missing or wrong
+
+
+TARGETS = {
+    "ps1_self_attention": Target("ps1_softmax_code", "ps1_softmax", "softmax", "items_in",
+                                 ("ps1_softmax", "ps1_self_attention_loop")),
+    "ps2_multihead_attention": Target(
+        "ps2_single_head_code", "ps2_single_head", "single_head_attention",
+        "X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k",
+        ("ps2_single_head", "ps2_multihead_scaled", "ps2_multihead_general")),
+    "ps3_attention_layer": Target("ps3_softmax_code", "ps3_softmax", "softmax", "X",
+                                  ("ps3_softmax", "ps3_forward")),
+    "ps4_encoder_decoder_attention": Target(
+        "ps4_get_scores_code", "ps4_get_scores", "get_scores", "matrix, vector",
+        ("ps4_get_scores", "ps4_single_query")),
+}
 
 
 @dataclass(frozen=True)
 class Hostile:
     student: str
     attack: str
-    zero: list[str]
+    zero: str | tuple[str, ...] = ()  # ALL, REACH or test grade ids
     reason: str = ""
-    code: dict[str, str] = field(default_factory=dict)  # solution grade_id -> code
-    edit: Callable[[nbformat.NotebookNode], None] | None = None
-    raw: Callable[[nbformat.NotebookNode, Path], None] | None = None  # writes the files itself
+    may: str | tuple[str, ...] = ()  # cells that may lose points but need not
+    prefix: str = ""  # code put before the target's correct definition
+    suffix: str = ""  # code put after it
+    stub: bool = False  # the target raises NotImplementedError instead
+    only: str = ""  # one assignment only
+    edit: Callable[[nbformat.NotebookNode, Target, str], None] | None = None
+    raw: Callable[[nbformat.NotebookNode, Path, str, Path], None] | None = None
 
 
 def cell(nb: nbformat.NotebookNode, grade_id: str) -> nbformat.NotebookNode:
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
-def _edit_test(nb):
-    cell(nb, "ps1_softmax").source = "print('all tests passed')"
+def graded_cells(nb: nbformat.NotebookNode) -> list[str]:
+    return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+            and not c.metadata["nbgrader"].get("solution")]
 
 
-def _delete_test(nb):
-    nb.cells.remove(cell(nb, "ps1_softmax"))
+def cells_of(spec: str | tuple[str, ...], target: Target, all_tests: list[str]) -> list[str]:
+    if spec == ALL:
+        return list(all_tests)
+    if spec == REACH:
+        return list(target.reach)
+    return list(spec)
 
 
-def _retype_test(nb):
-    index = nb.cells.index(cell(nb, "ps1_softmax"))
-    old = nb.cells[index]
-    nb.cells[index] = nbformat.v4.new_markdown_cell("nothing to test", metadata=old.metadata)
+# ------------------------------------------------------------------------ notebook edits
+
+def _edit_test(nb, t, a):
+    cell(nb, t.test).source = "print('all tests passed')"
 
 
-def _duplicate(nb):
-    test = cell(nb, "ps1_softmax")
+def _delete_test(nb, t, a):
+    nb.cells.remove(cell(nb, t.test))
+
+
+def _delete_every_test(nb, t, a):
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                not in graded_cells(nb)]
+
+
+def _retype_test(nb, t, a):
+    index = nb.cells.index(cell(nb, t.test))
+    nb.cells[index] = nbformat.v4.new_markdown_cell("nothing to test",
+                                                    metadata=nb.cells[index].metadata)
+
+
+def _duplicate(nb, t, a):
+    test = cell(nb, t.test)
     copy = nbformat.from_dict(json.loads(json.dumps(test)))
     copy.source = "pass"
     copy.pop("id", None)
     nb.cells.insert(nb.cells.index(test), copy)
 
 
-def _write(nb, folder: Path, name: str = NB, data: bytes | None = None) -> None:
+def _forge_graded_cell(nb, t, a):
+    nb.cells.append(nbformat.v4.new_code_cell("print('bonus')", metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "points": 50,
+        "grade_id": "bonus_points", "schema_version": 3}}))
+
+
+def _unclosed_marker(nb, t, a):
+    nb.cells.append(nbformat.v4.new_markdown_cell("### BEGIN HIDDEN TESTS\nmy notes"))
+
+
+def _print_history(nb, t, a):
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import glob\nprint(In)\nprint(_ih[-3:])\n"
+        "for path in glob.glob('**/*', recursive=True):\n"
+        "    try:\n        print(path, open(path).read()[:20000])\n"
+        "    except Exception as error:\n        print(path, error)\n"))
+
+
+XSS = "window.__pwned = 1"
+
+
+def _active_content(nb, t, a):
+    nb.cells.append(nbformat.v4.new_markdown_cell(
+        f'My answer <img src=x onerror="{XSS}"> <script>{XSS}</script>'))
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "from IPython.display import HTML, Javascript, Markdown, display\n"
+        f"display(HTML('<img src=x onerror=\"{XSS}\">'))\n"
+        f"display(Javascript('{XSS}'))\n"
+        f"display(Markdown('<script>{XSS}</script>'))\n"))
+
+
+# ------------------------------------------------------------------------ raw file writes
+
+def _write(nb, folder: Path, name: str, data: bytes | None = None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_bytes(data if data is not None else nbformat.writes(nb).encode())
 
 
-SUITE: list[Hostile] = [
-    Hostile("h01_edit_test", "edits the softmax test cell to print 'all tests passed'",
-            SOFTMAX, code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_edit_test),
-    Hostile("h02_delete_test", "deletes the softmax test cell", SOFTMAX,
-            code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_delete_test),
-    Hostile("h03_retype_test", "turns the softmax test cell into markdown", SOFTMAX,
-            code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_retype_test),
-    Hostile("h04_duplicate_test", "adds a copy of the test cell (same metadata) that passes",
-            SOFTMAX, code={"ps1_softmax_code": BLANK_SOFTMAX}, edit=_duplicate),
-    # the patched np.allclose also breaks the student's own check_equivariance
-    Hostile("h05_patch_numpy", "patches np.allclose, np.testing and np.isfinite",
-            [*SOFTMAX, "ps1_equivariance"], code={"ps1_softmax_code": """\
+def _truncated(nb, d, name, root):
+    _write(nb, d, name, nbformat.writes(nb).encode()[:5000])
+
+
+def _empty(nb, d, name, root):
+    _write(nb, d, name, b"")
+
+
+def _renamed(nb, d, name, root):
+    _write(nb, d, name.replace(".ipynb", " (1).ipynb"))
+
+
+def _missing(nb, d, name, root):
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "notes.txt").write_text("sorry")
+
+
+def _nbformat3(nb, d, name, root):
+    _write(nb, d, name, nbformat.writes(nbformat.convert(nb, 3), version=3).encode())
+
+
+def _latin1(nb, d, name, root):
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("Réponses de Zoé, café au lait"))
+    _write(nb, d, name, nbformat.writes(nb).encode("latin-1", errors="replace"))
+
+
+def _link_gradebook(nb, d, name, root):
+    _write(nb, d, name)
+    os.symlink("../../../gradebook.db", d / "db")
+
+
+def _link_master(nb, d, name, root):
+    d.mkdir(parents=True, exist_ok=True)
+    os.symlink(root / "source" / d.name / name, d / name)
+
+
+# ------------------------------------------------------------------------ code injections
+
+PATCH_NUMPY = """\
 np.allclose = lambda *a, **k: True
 np.isclose = lambda *a, **k: True
 np.isfinite = lambda *a, **k: np.array(True)
 np.testing.assert_allclose = lambda *a, **k: None
-
-def softmax(items_in):
-    return np.ones(len(items_in)) / len(items_in)
-"""}),
-    Hostile("h06_patch_builtins", "patches builtins (all, isinstance, AssertionError)",
-            SOFTMAX, code={"ps1_softmax_code": """\
+"""
+PATCH_BUILTINS = """\
 import builtins
 builtins.all = lambda *a: True
 builtins.AssertionError = type("AssertionError", (Exception,), {})
 builtins.isinstance = lambda *a: True
-
-def softmax(items_in):
-    return np.zeros(len(items_in))
-"""}),
-    Hostile("h07_always_equal", "returns an object whose __eq__ is always true", SOFTMAX,
-            code={"ps1_softmax_code": """\
-class Anything(np.ndarray):
-    def __eq__(self, other):
-        return True
-    def __array__(self, *a, **k):
-        return np.array([1/3, 1/3, 1/3])
-
+"""
+LIAR = """\
 class Liar:
     shape = (3,)
     def __eq__(self, other): return True
     def __ne__(self, other): return False
     def sum(self, *a, **k): return 1.0
     def __len__(self): return 3
-
-def softmax(items_in):
-    return Liar()
-"""}),
-    Hostile("h08_silence_tracebacks", "replaces showtraceback so errors print nothing",
-            SOFTMAX, code={"ps1_softmax_code": """\
+"""
+SILENCE = """\
 ip = get_ipython()
 ip.showtraceback = lambda *a, **k: None
 ip.showsyntaxerror = lambda *a, **k: None
-
-def softmax(items_in):
-    raise ValueError("wrong")
-"""}),
-    Hostile("h09_fake_output", "prints a fake 'hidden check passed' verdict", SOFTMAX,
-            code={"ps1_softmax_code": """\
-print("hidden check passed (1/1): correct on all 4 cases")
-
-def softmax(items_in):
-    print("hidden check passed (1/1): correct on all 4 cases")
-    return np.array([0.09003057, 0.24472847, 0.66524096])
-"""}),
-    Hostile("h10_write_gradebook", "tries to write full marks into gradebook.db",
-            SOFTMAX, code={"ps1_softmax_code": """\
-import glob, os, sqlite3
-for path in glob.glob("/**/gradebook.db", recursive=True) + ["../../../gradebook.db"]:
+"""
+FAKE_VERDICT = 'print("hidden check passed (1/1): correct on all 4 cases")\n'
+WRITE_GRADEBOOK = """\
+import glob, sqlite3
+for path in glob.glob("/**/gradebook.db", recursive=True) + ["../../../gradebook.db", "db"]:
     try:
         db = sqlite3.connect(path)
         db.execute("update grade set auto_score = 100")
@@ -144,13 +227,20 @@ for path in glob.glob("/**/gradebook.db", recursive=True) + ["../../../gradebook
         print("wrote", path)
     except Exception as error:
         print("cannot write", path, error)
-
-def softmax(items_in):
-    raise NotImplementedError()
-"""}),
-    # the fake probe reports for every later check too, so every check scores nothing
-    Hostile("h11_fake_probe", "replaces attnkit.probe with a module reporting made-up outputs",
-            ALL, code={"ps1_softmax_code": """\
+"""
+READ_SOURCE = """\
+import glob
+for pattern in ["/work/**/source/**/*.ipynb", "../../../source/**/*.ipynb",
+                "../../*/*/*.ipynb", "/root/*", "db"]:
+    try:
+        found = glob.glob(pattern, recursive=True)
+        print(pattern, "->", found[:3])
+        for path in found[:1]:
+            print(open(path, "rb").read()[:100])
+    except Exception as error:
+        print(pattern, "error", error)
+"""
+FAKE_PROBE = """\
 import sys, types, base64
 from IPython.display import display
 fake = types.ModuleType("attnkit.probe")
@@ -162,48 +252,25 @@ def probe(check, *targets):
                            "b64": base64.b64encode(value.tobytes()).decode()}}}, raw=True)
 fake.probe = probe
 sys.modules["attnkit.probe"] = fake
+"""
+# Before every cell, show right-looking records of this very probe (the kernel's own code,
+# the right seed), so a check passes if the first record of each case counted.
+FORGE_RECORDS = """\
+import os
+from IPython.display import display
+from attnkit import probe as _probe
 
-def softmax(items_in):
-    return np.array([0.09003057, 0.24472847, 0.66524096])
-"""}),
-    Hostile("h12_hard_coded", "returns the notebook's pinned answers", SOFTMAX,
-            code={"ps1_softmax_code": """\
-def softmax(items_in):
-    return np.array([0.09003057, 0.24472847, 0.66524096])
-"""}),
-    Hostile("h13_read_source", "tries to read the master notebook and other students' work",
-            SOFTMAX, code={"ps1_softmax_code": """\
-import glob
-for pattern in ["/work/**/source/**/*.ipynb", "../../../source/**/*.ipynb",
-                "../../*/ps1_self_attention/*.ipynb", "/root/*"]:
-    try:
-        found = glob.glob(pattern, recursive=True)
-        print(pattern, "->", found[:3])
-        for path in found[:1]:
-            print(open(path).read()[:100])
-    except Exception as error:
-        print(pattern, "error", error)
+def _forge(info):
+    for check in _probe.SPECS:
+        if f'probe("{{check}}"' in (info.raw_cell or "") and "{name}" in globals():
+            for record in _probe.records(check, ({name},), int(os.environ["ATTNKIT_SEED"])):
+                display({{_probe.MIME: record}}, raw=True)
 
-def softmax(items_in):
-    raise NotImplementedError()
-"""}),
-    Hostile("h14_infinite_loop", "self_attention_loop never returns",
-            ["ps1_self_attention_loop"], reason="time limit",
-            code={"ps1_loop_code": """\
-def self_attention_loop(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
-    while True:
-        pass
-"""}),
-    Hostile("h15_memory_bomb", "allocates memory until it runs out",
-            ["ps1_softmax_cols", *ATTENTION], reason="MemoryError|kernel", code={
-                "ps1_softmax_cols_code": """\
-hoard = []
-while True:
-    hoard.append(np.ones(10**8))
-"""}),
-    Hostile("h16_fork_bomb", "forks until the process limit stops it", ["ps1_equivariance"],
-            reason="can't start new thread", code={
-        "ps1_equivariance_code": """\
+get_ipython().events.register("pre_run_cell", _forge)
+"""
+INFINITE_LOOP = "while True:\n    pass\n"
+MEMORY_BOMB = "hoard = []\nwhile True:\n    hoard.append(np.ones(10**8))\n"
+FORK_BOMB = """\
 import os, time
 children = 0
 try:
@@ -214,70 +281,167 @@ try:
         children += 1
 except OSError as error:
     print(f"fork stopped after {children} children: {error}")
+"""
+SYS_EXIT = "import sys\nsys.exit()\n"
+OS_EXIT = "import os\nos._exit(1)\n"
+SEGFAULT = "import ctypes\nctypes.string_at(0)\n"
+HUGE_OUTPUT = 'print("spam\\n" * 2_000_000)\n'
 
-def check_equivariance(f, X, perm):
-    return bool(np.allclose(f(X[:, perm]), f(X)[:, perm]))
-"""}),
-    Hostile("h17_sys_exit", "calls sys.exit() after defining softmax", [], code={
-        "ps1_softmax_code": """\
-import sys
-def softmax(items_in):
-    z = np.asarray(items_in, dtype=float).ravel()
-    e = np.exp(z - z.max())
-    return e / e.sum()
-sys.exit()
-"""}),
-    Hostile("h18_os_exit", "kills the kernel with os._exit in softmax_cols' cell",
-            ["ps1_softmax_cols", *ATTENTION], reason="crashed the Python kernel",
-            code={"ps1_softmax_cols_code": "import os\nos._exit(1)\n"}),
-    Hostile("h19_segfault", "segfaults the kernel in the scaled attention cell",
-            ["ps1_scaled_attention"], reason="crashed the Python kernel",
-            code={"ps1_scaled_code": "import ctypes\nctypes.string_at(0)\n"}),
-    Hostile("h20_huge_output", "prints two million lines at once", [], code={
-        "ps1_softmax_code": """\
-print("spam\\n" * 2_000_000)
+# ps1 only: the issue's leak, a ps1 built from the kernel's own equivariance maps
+EQUIVARIANCE_LEAK = """\
+from attnkit.cases import equivariance_function
 
-def softmax(items_in):
-    z = np.asarray(items_in, dtype=float).ravel()
-    e = np.exp(z - z.max())
-    return e / e.sum()
-"""}),
+def _attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    f = equivariance_function({"kind": "attention", "params": dict(
+        omega_v=omega_v, omega_q=omega_q, omega_k=omega_k,
+        beta_v=beta_v, beta_q=beta_q, beta_k=beta_k)})
+    return f(X)
+"""
+# ps1 only: the issue's forged equivariance answers (the old, seed-independent pattern)
+FORGE_EQUIVARIANCE = """\
+import os
+from IPython.display import display
+from attnkit import probe as _probe
+
+def _forge(info):
+    if 'probe("ps1_equivariance"' in (info.raw_cell or ""):
+        seed = int(os.environ["ATTNKIT_SEED"])
+        for case, answer in enumerate([True, False, False, True, True]):
+            display({_probe.MIME: {"check": "ps1_equivariance", "seed": seed, "case": case,
+                                   "value": _probe.encode(answer)}}, raw=True)
+
+get_ipython().events.register("pre_run_cell", _forge)
+"""
+
+SUITE: list[Hostile] = [
+    Hostile("h01_edit_test", "edits the test cell to print 'all tests passed'", REACH,
+            stub=True, edit=_edit_test),
+    Hostile("h02_delete_test", "deletes the test cell", REACH, stub=True, edit=_delete_test),
+    Hostile("h03_retype_test", "turns the test cell into markdown", REACH, stub=True,
+            edit=_retype_test),
+    Hostile("h04_duplicate_test", "adds a copy of the test cell (same metadata) that passes",
+            REACH, stub=True, edit=_duplicate),
+    Hostile("h05_patch_numpy", "patches np.allclose, np.testing and np.isfinite", REACH,
+            prefix=PATCH_NUMPY, stub=True, may=ALL),  # later student code may use numpy
+    Hostile("h06_patch_builtins", "patches builtins (all, isinstance, AssertionError)", REACH,
+            prefix=PATCH_BUILTINS, stub=True, may=ALL),
+    Hostile("h07_always_equal", "returns an object whose __eq__ is always true", REACH,
+            prefix=LIAR, suffix="{name} = lambda *a, **k: Liar()\n"),
+    Hostile("h08_silence_tracebacks", "replaces showtraceback so errors print nothing", REACH,
+            prefix=SILENCE, stub=True),
+    Hostile("h09_fake_output", "prints a fake 'hidden check passed' verdict", REACH,
+            prefix=FAKE_VERDICT, stub=True),
+    Hostile("h10_write_gradebook", "tries to write full marks into gradebook.db", REACH,
+            prefix=WRITE_GRADEBOOK, stub=True),
+    Hostile("h11_fake_probe", "replaces attnkit.probe with a module reporting made-up outputs",
+            ALL, prefix=FAKE_PROBE),
+    Hostile("h12_hard_coded", "returns the notebook's pinned answers", REACH,
+            suffix="{name} = lambda *a, **k: {pinned}\n"),
+    Hostile("h13_read_source", "tries to read the master notebook and other students' work",
+            REACH, prefix=READ_SOURCE, stub=True),
+    Hostile("h14_infinite_loop", "loops forever before defining the function", REACH,
+            reason="time limit", prefix=INFINITE_LOOP),
+    Hostile("h15_memory_bomb", "allocates memory until it runs out", REACH,
+            reason="MemoryError|kernel", prefix=MEMORY_BOMB),
+    Hostile("h16_fork_bomb", "forks until the process limit stops it", may=ALL,
+            prefix=FORK_BOMB),
+    Hostile("h17_sys_exit", "calls sys.exit() after defining the function", suffix=SYS_EXIT),
+    Hostile("h18_os_exit", "kills the kernel with os._exit", REACH,
+            reason="crashed the Python kernel", prefix=OS_EXIT),
+    Hostile("h19_segfault", "segfaults the kernel", REACH, reason="crashed the Python kernel",
+            prefix=SEGFAULT),
+    Hostile("h20_huge_output", "prints two million lines at once", prefix=HUGE_OUTPUT),
     Hostile("h21_invalid_json", "hands in a truncated file (not valid JSON)", ALL,
-            reason="not a valid notebook",
-            raw=lambda nb, d: _write(nb, d, data=nbformat.writes(nb).encode()[:5000])),
+            reason="not a valid notebook", raw=_truncated),
     Hostile("h22_empty_file", "hands in an empty file", ALL, reason="the file is empty",
-            raw=lambda nb, d: _write(nb, d, data=b"")),
-    Hostile("h23_renamed", "hands in the notebook under another name", [],
-            reason="instead of", raw=lambda nb, d: _write(nb, d, name="ps1 (1).ipynb")),
+            raw=_empty),
+    Hostile("h23_renamed", "hands in the notebook under another name", reason="instead of",
+            raw=_renamed),
     Hostile("h24_missing", "hands in no notebook at all", ALL, reason="no notebook named",
-            raw=lambda nb, d: (d.mkdir(parents=True, exist_ok=True),
-                               (d / "notes.txt").write_text("sorry"))),
-    Hostile("h25_nbformat_v3", "hands in an nbformat 3 notebook", [],
-            reason="notebook format 3",
-            raw=lambda nb, d: _write(nb, d, data=nbformat.writes(
-                nbformat.convert(nb, 3), version=3).encode())),
-    Hostile("h26_latin1", "hands in Latin-1 text (not UTF-8)", [], reason="not UTF-8",
-            raw=lambda nb, d: _write(nb, d, data=nbformat.writes(_accented(nb)).encode(
-                "latin-1", errors="replace"))),
-    Hostile("h27_honest", "an honest, complete submission graded alongside", []),
+            raw=_missing),
+    Hostile("h25_nbformat_v3", "hands in an nbformat 3 notebook", reason="notebook format 3",
+            raw=_nbformat3),
+    Hostile("h26_latin1", "hands in Latin-1 text (not UTF-8)", reason="not UTF-8",
+            raw=_latin1),
+    Hostile("h27_honest", "an honest, complete submission graded alongside"),
+    Hostile("h28_active_content", "puts <script>, onerror and HTML/JS outputs in its answers",
+            reason="active content", edit=_active_content),
+    Hostile("h29_link_gradebook", "plants a symbolic link to gradebook.db and reads it",
+            REACH, reason="symbolic link", prefix=READ_SOURCE, stub=True, raw=_link_gradebook),
+    Hostile("h30_link_master", "hands in a symbolic link to the master notebook", ALL,
+            reason="symbolic link", raw=_link_master),
+    Hostile("h31_forge_records", "shows the probe's own records before the real probe runs",
+            ALL, reason="tampered", suffix=FORGE_RECORDS),
+    Hostile("h32_print_history", "prints In, _ih and every file the kernel can read",
+            edit=_print_history),
+    Hostile("h33_unclosed_marker", "writes BEGIN HIDDEN TESTS with no END in a markdown cell",
+            edit=_unclosed_marker),
+    Hostile("h34_forged_graded_cell", "adds a graded cell worth 50 points of its own",
+            reason="not part of this assignment", edit=_forge_graded_cell),
+    Hostile("h35_delete_every_test", "deletes every test cell (correct code)",
+            edit=_delete_every_test),
+    Hostile("h36_equivariance_leak", "builds attention from the kernel's equivariance maps",
+            ("ps1_self_attention", "ps1_scaled_attention"), only="ps1_self_attention",
+            suffix=EQUIVARIANCE_LEAK, edit=lambda nb, t, a: [
+                setattr(cell(nb, g), "source", cell(nb, g).source.replace(
+                    "def ", "def _unused_", 1) + f"\n{n} = _attention\n")
+                for g, n in (("ps1_self_attention_code", "self_attention"),
+                             ("ps1_scaled_code", "scaled_dot_product_self_attention"))]),
+    Hostile("h37_forge_equivariance", "forges seed-independent equivariance answers",
+            ("ps1_equivariance",), only="ps1_self_attention", suffix=FORGE_EQUIVARIANCE,
+            edit=lambda nb, t, a: setattr(cell(nb, "ps1_equivariance_code"), "source",
+                                          "def check_equivariance(f, X, perm):\n"
+                                          "    raise NotImplementedError()\n")),
 ]
 
 
-def _accented(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell("Réponses de Zoé, café au lait"))
-    return nb
+def pinned_answer(target: Target) -> str:
+    """The reference's answer on the notebook's own data, as a Python literal."""
+    value = CHECKS[target.test].reference(SPECS[target.test].cases(0)[0].args)
+    return f"np.array({np.asarray(value).tolist()!r})"
 
 
-def write_suite(root: Path) -> list[Hostile]:
-    """Write every hostile submission under ``root/submitted``."""
-    master, release = root / "source" / A / NB, root / "release" / A / NB
-    for hostile in SUITE:
-        nb = build_submission(master, release, Sample(hostile.attack, code=hostile.code))
-        folder = root / "submitted" / hostile.student / A
-        if hostile.edit:
-            hostile.edit(nb)
-        if hostile.raw:
-            hostile.raw(nb, folder)
-        else:
-            _write(nb, folder)
-    return SUITE
+def target_code(hostile: Hostile, target: Target, master_code: str) -> str:
+    body = (f"def {target.name}({target.params}):\n    raise NotImplementedError()\n"
+            if hostile.stub else master_code)
+    fill = {"name": target.name, "pinned": pinned_answer(target)}
+    return "\n".join(part.format(**fill) if "{name}" in part or "{pinned}" in part else part
+                     for part in (hostile.prefix, body, hostile.suffix) if part)
+
+
+def rows(assignment: str) -> list[Hostile]:
+    return [h for h in SUITE if not h.only or h.only == assignment]
+
+
+def write_suite(root: Path, assignments: list[str]) -> dict[str, list[Hostile]]:
+    """Write every hostile submission of ``assignments`` under ``root/submitted``."""
+    written = {}
+    for assignment in assignments:
+        target = TARGETS[assignment]
+        name = f"{assignment}.ipynb"
+        master, release = root / "source" / assignment / name, root / "release" / assignment / name
+        solutions = {c.metadata["nbgrader"]["grade_id"]: solution_code(c.source)
+                     for c in nbformat.read(master, as_version=4).cells
+                     if c.metadata.get("nbgrader", {}).get("solution")}
+        for hostile in rows(assignment):
+            code = {target.code: target_code(hostile, target, solutions[target.code])}
+            nb = build_submission(master, release, Sample(hostile.attack, code=code))
+            folder = root / "submitted" / hostile.student / assignment
+            if hostile.edit:
+                hostile.edit(nb, target, assignment)
+            if hostile.raw:
+                hostile.raw(nb, folder, name, root)
+            else:
+                _write(nb, folder, name)
+        written[assignment] = rows(assignment)
+    return written
+
+
+def expectations(hostile: Hostile, assignment: str,
+                 all_tests: list[str]) -> tuple[list[str], list[str]]:
+    """(cells that must score 0, cells that must keep full marks)."""
+    target = TARGETS[assignment]
+    zero = cells_of(hostile.zero, target, all_tests)
+    may = set(cells_of(hostile.may, target, all_tests)) | set(zero)
+    return zero, [c for c in all_tests if c not in may]
+

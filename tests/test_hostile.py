@@ -1,8 +1,11 @@
-"""The hostile-submission suite through real ``nbgrader autograde`` in the sandbox, and
-again through ``attnkit autograde`` (warm kernels forked by the forkserver).
+"""The hostile and fault suite on every assignment, through both grading paths: stock
+``nbgrader autograde`` with the kit's config (what formgrader's Autograde button runs; intake
+through its pre-convert hook) and ``attnkit autograde`` (warm kernels forked by the
+forkserver). Then stock ``nbgrader generate_feedback``.
 
-Prints the table (submission, expected outcome, actual outcome) and checks
-every row, plus that no hidden-test text reaches any feedback page.
+Prints the table (submission x assignment x path: expected, actual) and checks every row:
+a grade row, a feedback file and the reason; no attack earns a point it did not earn; nothing
+hidden reaches any feedback page; no student HTML or script survives into one.
 """
 
 from __future__ import annotations
@@ -10,66 +13,104 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import copy_course, run
-from hostile import ALL, NB, SUITE, A, write_suite
-from nbgrader.api import Gradebook
+from hostile import expectations, graded_cells, write_suite
+from nbgrader.api import Gradebook, MissingEntry
 
 from attnkit import course as kit_course
 
 pytestmark = pytest.mark.slow
-HIDDEN = re.compile(r"from attnkit\.probe import probe|probe\(\"ps1_|HIDDEN TESTS")
+ASSIGNMENTS = kit_course.assignments(Path(__file__).resolve().parents[1])
+HIDDEN = re.compile(r"from attnkit\.probe import probe|probe\(\"ps\d|HIDDEN TESTS")
+ACTIVE = re.compile(r"<script[^>]*>[^<]*__pwned|on\w+\s*=\s*[\"']?[^\"'>]*__pwned", re.I)
+STOCK_CANNOT = {"h24_missing"}  # stock nbgrader calls no hook for a folder with no notebook
 
 
 @pytest.fixture(scope="module", params=["nbgrader", "attnkit"])
-def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+           ) -> tuple[str, Path, dict]:
     root = copy_course(tmp_path_factory.mktemp(f"hostile-{request.param}"))
     with (root / "nbgrader_config.py").open("a") as config:
         config.write("\nc.Execute.timeout = 10\n")
-    run(["nbgrader", "generate_assignment", A, "--force"], root)
-    write_suite(root)
-    if request.param == "nbgrader":
-        run(["attnkit", "intake", A], root)
+    for assignment in ASSIGNMENTS:
+        run(["nbgrader", "generate_assignment", assignment, "--force"], root)
+    suite = write_suite(root, ASSIGNMENTS)
     # both exit non-zero when a submission fails; the assertions below say which
-    run([request.param, "autograde", A, "--force"], root, check=False)
-    run(["nbgrader", "generate_feedback", A, "--force"], root, check=False)
-    return root
+    if request.param == "nbgrader":
+        for assignment in ASSIGNMENTS:
+            run(["nbgrader", "autograde", assignment, "--force"], root, check=False)
+    else:
+        run(["attnkit", "autograde", *ASSIGNMENTS, "--force"], root, check=False)
+    for assignment in ASSIGNMENTS:
+        run(["nbgrader", "generate_feedback", assignment, "--force"], root, check=False)
+    return request.param, root, suite
 
 
-def outcome(root: Path, student: str) -> tuple[dict[str, float], str]:
-    """Each autograded cell's score as a fraction of its points, and the feedback page."""
+def outcome(root: Path, assignment: str, student: str) -> tuple[dict[str, float] | None,
+                                                                 float, str]:
+    """Each autograded cell's score as a fraction of its points (None: no grade row), the
+    submission's maximum, and the feedback page."""
     with Gradebook(kit_course.db_url(root)) as gb:
-        sub = gb.find_submission(A, student)
-        scores = {g.name: g.score / g.max_score for nb in sub.notebooks for g in nb.grades}
-    page = root / "feedback" / student / A / NB.replace(".ipynb", ".html")
-    return scores, page.read_text() if page.exists() else ""
+        try:
+            sub = gb.find_submission(assignment, student)
+        except MissingEntry:
+            scores, most = None, 0.0
+        else:
+            scores = {g.name: g.score / g.max_score for nb in sub.notebooks for g in nb.grades
+                      if g.max_score}
+            most = sub.max_score
+    page = root / "feedback" / student / assignment / f"{assignment}.html"
+    return scores, most, page.read_text() if page.exists() else ""
 
 
-def test_hostile_suite(graded: Path) -> None:
+def test_hostile_suite(graded: tuple[str, Path, dict]) -> None:
+    path, root, suite = graded
     rows, problems = [], []
-    for hostile in SUITE:
-        scores, page = outcome(graded, hostile.student)
-        zeroed = sorted(c for c in ALL if scores.get(c) == 0)
-        kept = all(scores.get(c) == 1 for c in ALL if c not in hostile.zero)
-        shown = bool(re.search(hostile.reason, page, re.IGNORECASE))
-        ok = set(hostile.zero) <= set(zeroed) and kept and bool(page) and shown
-        expected = f"0 on {', '.join(hostile.zero) or 'nothing'}; others full"
-        actual = (f"0 on {', '.join(zeroed) or 'nothing'}; "
-                  f"{'feedback' if page else 'NO FEEDBACK'}"
-                  + (f"; reason {'shown' if shown else 'MISSING'}" if hostile.reason else ""))
-        rows.append((hostile.student, hostile.attack, expected, actual, "ok" if ok else "FAIL"))
-        if not ok:
-            problems.append(hostile.student)
-    width = max(len(r[1]) for r in rows)
-    print(f"\n{'submission':<24}{'attack':<{width + 2}}{'expected':<60}actual")
-    for student, attack, expected, actual, verdict in rows:
-        print(f"{student:<24}{attack:<{width + 2}}{expected:<60}{actual}  [{verdict}]")
+    for assignment, hostiles in suite.items():
+        master = root / "source" / assignment / f"{assignment}.ipynb"
+        all_tests = graded_cells(nbformat.read(master, as_version=4))
+        with Gradebook(kit_course.db_url(root)) as gb:
+            full = gb.find_assignment(assignment).max_score
+        for hostile in hostiles:
+            zero, kept = expectations(hostile, assignment, all_tests)
+            scores, most, page = outcome(root, assignment, hostile.student)
+            expected = f"0 on {len(zero)}, full on {len(kept)}"
+            if path == "nbgrader" and hostile.student in STOCK_CANNOT:
+                expected, ok = "no grade row (run attnkit intake first)", scores is None
+                actual = "no grade row" if scores is None else "graded"
+            elif scores is None:
+                ok, actual = False, "NO GRADE ROW"
+            else:
+                zeroed = [c for c in all_tests if scores.get(c) == 0]
+                shown = bool(re.search(hostile.reason, page, re.IGNORECASE))
+                ok = (set(zero) <= set(zeroed) and all(scores.get(c) == 1 for c in kept)
+                      and bool(page) and shown and most == full)
+                actual = (f"0 on {len(zeroed)}, full on {sum(scores.get(c) == 1 for c in kept)}"
+                          f"{'' if most == full else f', max {most:g} != {full:g}'}"
+                          f"{'' if page else ', NO FEEDBACK'}"
+                          + (f", reason {'shown' if shown else 'MISSING'}"
+                             if hostile.reason else ""))
+            rows.append((hostile.student, assignment, path, expected, actual,
+                         "ok" if ok else "FAIL"))
+            if not ok:
+                problems.append(f"{assignment}/{hostile.student}")
+    print(f"\n{'submission':<26}{'assignment':<32}{'path':<9}{'expected':<40}actual")
+    for student, assignment, where, expected, actual, verdict in rows:
+        print(f"{student:<26}{assignment:<32}{where:<9}{expected:<40}{actual}  [{verdict}]")
     assert not problems, f"unexpected outcomes: {problems}"
 
 
-def test_feedback_never_shows_hidden_tests(graded: Path) -> None:
-    pages = list((graded / "feedback").rglob("*.html"))
-    assert len(pages) == len(SUITE)
+def test_feedback_never_shows_hidden_tests_or_runs_student_script(
+        graded: tuple[str, Path, dict]) -> None:
+    path, root, suite = graded
+    pages = list((root / "feedback").rglob("*.html"))
+    expected = sum(len(h) for h in suite.values())
+    if path == "nbgrader":
+        expected -= len(STOCK_CANNOT) * len(suite)
+    assert len(pages) == expected
     for page in pages:
-        found = HIDDEN.search(page.read_text())
+        text = page.read_text()
+        found = HIDDEN.search(text) or ACTIVE.search(text)
         assert not found, f"{page}: {found.group()}"
