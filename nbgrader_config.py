@@ -32,6 +32,7 @@ from attnkit.preprocessors import (
     RestoreDeletedCells,
     ScrubHiddenOutputs,
 )
+from attnkit.sanitize import NeutraliseActiveContent
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
 
@@ -77,6 +78,7 @@ c.Autograde.sanitize_preprocessors = [
 c.Autograde.autograde_preprocessors = [
     ResilientExecute,
     JudgeProbes,
+    NeutraliseActiveContent,  # student HTML/JavaScript made inert text for every page
     AddMarkSchemes,
     IgnorePattern,
     ClearMetadataPreprocessor,
@@ -88,6 +90,7 @@ c.Autograde.autograde_preprocessors = [
 
 # Feedback: never show hidden test source, nor the TAs' mark schemes.
 c.GenerateFeedback.preprocessors = [
+    NeutraliseActiveContent,  # also for notebooks autograded before it existed
     GetGrades,
     ScrubHiddenOutputs,  # hidden lines a student's output copied (printing `In`, say)
     ClearHiddenTestsInTestCells,

@@ -87,6 +87,8 @@ def remove_special_files(folder: Path) -> list[str]:
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         removed.append(f"the submission folder itself was {_kind(folder.lstat().st_mode)}")
         folder.unlink()
+        folder.mkdir()
+        return removed
     if not folder.exists():
         return removed
     for top, dirs, files in os.walk(folder):

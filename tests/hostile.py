@@ -287,15 +287,22 @@ OS_EXIT = "import os\nos._exit(1)\n"
 SEGFAULT = "import ctypes\nctypes.string_at(0)\n"
 HUGE_OUTPUT = 'print("spam\\n" * 2_000_000)\n'
 
-# ps1 only: the issue's leak, a ps1 built from the kernel's own equivariance maps
+# ps1 only: the issue's leak, attention and its weights from the kernel's equivariance maps
+# (values = the identity on extra rows of X give the weights; queries times sqrt(D_q) undo
+# the scaling)
 EQUIVARIANCE_LEAK = """\
 from attnkit.cases import equivariance_function
 
-def _attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
-    f = equivariance_function({"kind": "attention", "params": dict(
-        omega_v=omega_v, omega_q=omega_q, omega_k=omega_k,
-        beta_v=beta_v, beta_q=beta_q, beta_k=beta_k)})
-    return f(X)
+def _attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, scaled=True):
+    (D, N), s = X.shape, 1.0 if scaled else np.sqrt(omega_q.shape[0])
+    run = lambda X, **p: equivariance_function({"kind": "attention", "params": p})(X)
+    pad = lambda W: np.hstack([W, np.zeros((W.shape[0], N))])
+    out = run(X, omega_v=omega_v, omega_q=s * omega_q, omega_k=omega_k, beta_v=beta_v,
+              beta_q=s * beta_q, beta_k=beta_k)
+    weights = run(np.vstack([X, np.eye(N)]), omega_v=np.hstack([np.zeros((N, D)), np.eye(N)]),
+                  omega_q=pad(s * omega_q), omega_k=pad(omega_k), beta_v=np.zeros((N, 1)),
+                  beta_q=s * beta_q, beta_k=beta_k)
+    return out, weights
 """
 # ps1 only: the issue's forged equivariance answers (the old, seed-independent pattern)
 FORGE_EQUIVARIANCE = """\
@@ -383,10 +390,11 @@ SUITE: list[Hostile] = [
     Hostile("h36_equivariance_leak", "builds attention from the kernel's equivariance maps",
             ("ps1_self_attention", "ps1_scaled_attention"), only="ps1_self_attention",
             suffix=EQUIVARIANCE_LEAK, edit=lambda nb, t, a: [
-                setattr(cell(nb, g), "source", cell(nb, g).source.replace(
-                    "def ", "def _unused_", 1) + f"\n{n} = _attention\n")
-                for g, n in (("ps1_self_attention_code", "self_attention"),
-                             ("ps1_scaled_code", "scaled_dot_product_self_attention"))]),
+                setattr(cell(nb, g), "source", f"def {n}(*args):\n"
+                        f"    return _attention(*args, scaled={scaled})\n")
+                for g, n, scaled in (("ps1_self_attention_code", "self_attention", False),
+                                     ("ps1_scaled_code", "scaled_dot_product_self_attention",
+                                      True))]),
     Hostile("h37_forge_equivariance", "forges seed-independent equivariance answers",
             ("ps1_equivariance",), only="ps1_self_attention", suffix=FORGE_EQUIVARIANCE,
             edit=lambda nb, t, a: setattr(cell(nb, "ps1_equivariance_code"), "source",
