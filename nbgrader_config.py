@@ -8,6 +8,7 @@ import functools
 import os
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     ClearOutput,
@@ -20,7 +21,8 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from attnkit import intake
+from attnkit import intake, maths
+from attnkit.feedback import NBGRADER_TEMPLATES, TEMPLATES, FeedbackExporter, SummariseFeedback
 from attnkit.preprocessors import (
     AddMarkSchemes,
     ClearHiddenTestsInTestCells,
@@ -28,6 +30,7 @@ from attnkit.preprocessors import (
     CompiledCheckCellMetadata,
     DropEmptyGradeMetadata,
     JudgeProbes,
+    RequireRegisteredChecks,
     ResilientExecute,
     RestoreDeletedCells,
     ScrubHiddenOutputs,
@@ -47,6 +50,10 @@ c.CourseDirectory.db_url = os.environ.get(
 )
 c.CourseDirectory.assignment_id = ""
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+
+# Releasing: a graded test cell the kit would not judge (no registered check) is refused.
+c.GenerateAssignment.preprocessors = [
+    RequireRegisteredChecks, *GenerateAssignment.class_traits()["preprocessors"].default()]
 
 # Autograding: student kernels run in the bubblewrap sandbox over ZMQ ipc
 # (no TCP port races); verdicts are computed here, outside the kernel.
@@ -95,5 +102,18 @@ c.GenerateFeedback.preprocessors = [
     ScrubHiddenOutputs,  # hidden lines a student's output copied (printing `In`, say)
     ClearHiddenTestsInTestCells,
     ClearMarkSchemes,
+    SummariseFeedback,  # the summary on top: verdicts, points, hints, TA comments
     CSSHTMLHeaderPreprocessor,
 ]
+
+# Pages (feedback, formgrader's grading view): maths becomes MathML when the page is
+# written, not TeX for MathJax from a CDN, so pages read correctly offline; the kit's
+# templates extend nbgrader's. Feedback has an exporter class of its own, as formgrader's
+# HTMLExporter takes its template from c.HTMLExporter.
+c.HTMLExporter.filters = maths.FILTERS
+c.HTMLExporter.extra_template_basedirs = [TEMPLATES, NBGRADER_TEMPLATES]
+c.HTMLExporter.extra_template_paths = [NBGRADER_TEMPLATES]
+c.HTMLExporter.template_name = "attnkit_formgrade"
+c.GenerateFeedback.exporter_class = FeedbackExporter
+c.FeedbackExporter.template_name = "attnkit_feedback"
+c.FeedbackExporter.extra_template_paths = [NBGRADER_TEMPLATES]

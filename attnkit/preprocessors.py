@@ -41,7 +41,7 @@ from nbgrader.preprocessors import (
 from nbgrader.utils import is_grade, is_solution
 from traitlets import Integer, Unicode
 
-from attnkit.checks import CHECKS, judge
+from attnkit.checks import CHECKS, Verdict, judge
 from attnkit.markschemes import MARK_SCHEMES
 from attnkit.probe import MIME, SEED_ENV
 
@@ -98,6 +98,11 @@ def describe_error(output: NotebookNode) -> str:
     if output.ename == KERNEL_DIED:
         return output.evalue
     return f"visible test: {output.ename}: {output.evalue}"
+
+
+def is_test_cell(cell: NotebookNode) -> bool:
+    """An autograded test cell: its source comes from the gradebook, never from the student."""
+    return cell.cell_type == "code" and is_grade(cell) and not is_solution(cell)
 
 
 class ResilientExecute(Execute):
@@ -209,20 +214,58 @@ class CompiledCheckCellMetadata(CheckCellMetadata):
         return nb, resources
 
 
+def unregistered(cell: NotebookNode) -> str | None:
+    """Why an autograded test cell is not judged by the kit, or None if it is: its grade id
+    must name a registered check, and its hidden block must probe that check."""
+    grade_id = cell.metadata["nbgrader"].get("grade_id")
+    if grade_id not in CHECKS:
+        return f"no hidden check is registered for the graded test cell {grade_id!r}"
+    if f'probe("{grade_id}"' not in cell.source:
+        return (f"the graded test cell {grade_id!r} does not call "
+                f'probe("{grade_id}", ...) in its hidden block')
+    return None
+
+
+class RequireRegisteredChecks(NbGraderPreprocessor):
+    """Refuse to release a notebook with a graded test cell the kit would not judge: nbgrader
+    would award its points whenever the visible asserts pass, hard-coded answers included.
+    First in ``GenerateAssignment.preprocessors`` (``nbgrader_config.py``)."""
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        problems = [problem for cell in nb.cells if is_test_cell(cell)
+                    if (problem := unregistered(cell))]
+        if problems:
+            name = resources.get("nbgrader", {}).get("notebook", "the notebook")
+            raise ValueError(f"{name}: {'; '.join(problems)}. Register the check (see "
+                             "attnkit/checks.py and attnkit/cases.py) before releasing.")
+        return nb, resources
+
+
 class JudgeProbes(NbGraderPreprocessor):
     """Replace each hidden-check cell's outputs by a verdict computed here."""
 
     def preprocess(self, nb: NotebookNode, resources: dict):
         self.seed = resources.get("attnkit", {}).get("seed",
                                                      int(os.environ.get(SEED_ENV, "0")))
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if cell.cell_type == "code" and is_grade(cell) and grade_id in CHECKS:
-                verdict = self.judge_cell(cell, grade_id)
-                cell.metadata[VERDICT] = {
-                    "score": verdict.score, "points": verdict.points, "message": verdict.message,
-                    "misconception": verdict.misconception}
+        for cell in filter(is_test_cell, nb.cells):
+            grade_id = cell.metadata["nbgrader"].get("grade_id")
+            verdict = (self.judge_cell(cell, grade_id) if grade_id in CHECKS
+                       else self.refuse_cell(cell))
+            cell.metadata[VERDICT] = {
+                "score": verdict.score, "points": verdict.points, "message": verdict.message,
+                "misconception": verdict.misconception}
         return nb, resources
+
+    def refuse_cell(self, cell: NotebookNode) -> Verdict:
+        """0 points, loudly, for a test cell with no registered check (never its asserts)."""
+        problem = unregistered(cell)
+        self.log.error("%s: the cell scores 0 until the check is registered", problem)
+        verdict = Verdict(str(cell.metadata["nbgrader"].get("grade_id")), 0.0,
+                          float(cell.metadata["nbgrader"].get("points", 0)),
+                          f"{problem}; the instructor must register it, and until then this "
+                          "cell scores 0")
+        cell.outputs = [error_output("UnregisteredCheck", verdict.message)]
+        return verdict
 
     def judge_cell(self, cell: NotebookNode, grade_id: str):
         records = [o.data[MIME] for o in cell.outputs
@@ -358,11 +401,6 @@ class RestoreDeletedCells(NbGraderPreprocessor):
         if source_cell.cell_type == "code":
             cell.update(outputs=[], execution_count=None)
         return from_dict(cell)
-
-
-def is_test_cell(cell: NotebookNode) -> bool:
-    """An autograded test cell: its source comes from the gradebook, never from the student."""
-    return cell.cell_type == "code" and is_grade(cell) and not is_solution(cell)
 
 
 class ClearHiddenTestsInTestCells(ClearHiddenTests):

@@ -626,6 +626,14 @@ def test_ta_pages_never_run_student_javascript(page, tmp_path: Path) -> None:
             if page.evaluate("typeof window.__pwned") != "undefined":
                 pwned.append(f"feedback page of {student}")
 
+    run(["attnkit", "report", PS1], root, env=env)
+    with static_server(root / "reports", tmp_path) as server:
+        assert page.goto(f"{server.base}/{PS1}/index.html").ok
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(1000)
+        if page.evaluate("typeof window.__pwned") != "undefined":
+            pwned.append("the instructor report")
+
     after, _ = gradebook_state(root)
     changed = {k: (before[k], after.get(k)) for k in before if after.get(k) != before[k]}
     assert not pwned and not changed and not missing, (
