@@ -258,6 +258,23 @@ def graded_course(grading: Grading) -> Path:
     return grading.root
 
 
+def log_in_as_ta(page, server: Server, path: str) -> None:
+    """Log in to the Jupyter server with its token, as a TA does, landing on ``path``."""
+    page.goto(f"{server.base}/login?next={path}")
+    page.locator("#password_input").fill(server.token)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**{path}")
+
+
+def student_script_ran(page, url: str, settle_ms: int = 1000) -> bool:
+    """Open ``url`` and give any planted handler time to fire: did it set the payload's flag
+    (``window.__pwned``, which every attack of the suites sets)?"""
+    assert page.goto(url).ok, url
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(settle_ms)
+    return page.evaluate("typeof window.__pwned") != "undefined"
+
+
 def save_screenshot(page, name: str, **kw) -> Path:
     DOCS.mkdir(exist_ok=True)
     path = DOCS / name

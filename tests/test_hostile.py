@@ -15,13 +15,22 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import copy_course, run
-from hostile import expectations, graded_cells, write_suite
-from nbgrader.api import Gradebook, MissingEntry
 
-from attnkit import course as kit_course
+pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
+from browser_fixtures import (  # noqa: E402
+    jupyter_server,
+    log_in_as_ta,
+    static_server,
+    student_script_ran,
+)
+from conftest import copy_course, run  # noqa: E402
+from hostile import expectations, graded_cells, write_suite  # noqa: E402
+from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
+
+from attnkit import course as kit_course  # noqa: E402
 
 pytestmark = pytest.mark.slow
+pytest_plugins = ["browser_fixtures"]  # fixtures: browser, page
 ASSIGNMENTS = kit_course.assignments(Path(__file__).resolve().parents[1])
 HIDDEN = re.compile(r"from attnkit\.probe import probe|probe\(\"ps\d|HIDDEN TESTS")
 ACTIVE = re.compile(r"<script[^>]*>[^<]*__pwned|on\w+\s*=\s*[\"']?[^\"'>]*__pwned", re.I)
@@ -114,3 +123,28 @@ def test_feedback_never_shows_hidden_tests_or_runs_student_script(
         text = page.read_text()
         found = HIDDEN.search(text) or ACTIVE.search(text)
         assert not found, f"{page}: {found.group()}"
+
+
+@pytest.mark.browser
+def test_no_student_script_runs_in_any_page(graded: tuple[str, Path, dict], page,
+                                            tmp_path: Path) -> None:
+    """A TA opens the active-content submission of every assignment in formgrader, the
+    student opens its feedback, the instructor the report: the payload never runs."""
+    path, root, suite = graded
+    student, ran = "h28_active_content", []
+    with Gradebook(kit_course.db_url(root)) as gb:
+        ids = {a: gb.find_submission(a, student).notebooks[0].id for a in suite}
+    with jupyter_server("notebook", root, tmp_path / "jupyter") as server:
+        first = next(iter(suite))
+        log_in_as_ta(page, server, f"/formgrader/gradebook/{first}/{first}")
+        ran += [f"formgrader {a}" for a, notebook in ids.items()
+                if student_script_ran(page, f"{server.base}/formgrader/submissions/{notebook}/")]
+    with static_server(root / "feedback", tmp_path) as server:
+        ran += [f"feedback {a}" for a in suite
+                if student_script_ran(page, f"{server.base}/{student}/{a}/{a}.html")]
+    for assignment in suite:
+        run(["attnkit", "report", assignment], root)
+    with static_server(root / "reports", tmp_path) as server:
+        ran += [f"report {a}" for a in suite
+                if student_script_ran(page, f"{server.base}/{a}/index.html")]
+    assert not ran, f"{path}: student script ran in {ran}"

@@ -36,7 +36,14 @@ from attnkit.samples import SAMPLES, build_submission
 from attnkit.sanitize import NOTE, OUTPUT_NOTE, NeutraliseActiveContent, markdown_problems
 
 pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
-from browser_fixtures import PS1, jupyter_server, kernel_name, static_server  # noqa: E402
+from browser_fixtures import (  # noqa: E402
+    PS1,
+    jupyter_server,
+    kernel_name,
+    log_in_as_ta,
+    static_server,
+    student_script_ran,
+)
 from conftest import ROOT, copy_course, run  # noqa: E402
 
 pytest_plugins = ["browser_fixtures"]  # fixtures: browser, page (for the browser test)
@@ -598,40 +605,29 @@ def test_ta_pages_never_run_student_javascript(page, tmp_path: Path) -> None:
 
     pwned, missing = [], []
     with jupyter_server("notebook", root, tmp_path / "jupyter") as server:
-        gradebook = f"/formgrader/gradebook/{PS1}/{PS1}"
-        page.goto(f"{server.base}/login?next={gradebook}")  # log in as the TA, with the token
-        page.locator("#password_input").fill(server.token)
-        page.keyboard.press("Enter")
-        page.wait_for_url(f"**{gradebook}")
+        log_in_as_ta(page, server, f"/formgrader/gradebook/{PS1}/{PS1}")
         page.locator("#main-table a.name-hidden").first.wait_for()
         for student, notebook_id in ids.items():
-            page.goto(f"{server.base}/formgrader/submissions/{notebook_id}/")
-            page.wait_for_load_state("load")
-            page.wait_for_timeout(1500)  # onerror, ontoggle, fetch: all had their chance
-            assert page.evaluate("typeof window.$") == "function", "formgrader's JS is off"
-            if page.evaluate("typeof window.__pwned") != "undefined":
+            # onerror, ontoggle, fetch: all get their chance
+            if student_script_ran(page, f"{server.base}/formgrader/submissions/{notebook_id}/",
+                                  settle_ms=1500):
                 pwned.append(f"formgrader page of {student}")
+            assert page.evaluate("typeof window.$") == "function", "formgrader's JS is off"
             text = " ".join(page.locator("body").inner_text().split())
             for benign in ("positional encoding belongs to the positions",
-                           r"\mathbb{R}^D", "Student's answer"):
+                           "ℝ", "Student's answer"):  # \mathbb{R}, typeset as MathML
                 if benign not in text:
                     missing.append(f"{student}: {benign!r} not on the formgrader page")
         page.wait_for_timeout(1000)
 
     with static_server(root / "feedback", tmp_path) as server:
         for student in ATTACKS:
-            assert page.goto(f"{server.base}/{student}/{PS1}/{PS1}.html").ok
-            page.wait_for_load_state("load")
-            page.wait_for_timeout(1000)
-            if page.evaluate("typeof window.__pwned") != "undefined":
+            if student_script_ran(page, f"{server.base}/{student}/{PS1}/{PS1}.html"):
                 pwned.append(f"feedback page of {student}")
 
     run(["attnkit", "report", PS1], root, env=env)
     with static_server(root / "reports", tmp_path) as server:
-        assert page.goto(f"{server.base}/{PS1}/index.html").ok
-        page.wait_for_load_state("load")
-        page.wait_for_timeout(1000)
-        if page.evaluate("typeof window.__pwned") != "undefined":
+        if student_script_ran(page, f"{server.base}/{PS1}/index.html"):
             pwned.append("the instructor report")
 
     after, _ = gradebook_state(root)
