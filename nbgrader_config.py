@@ -21,7 +21,8 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from attnkit import intake
+from attnkit import intake, maths
+from attnkit.feedback import NBGRADER_TEMPLATES, TEMPLATES, FeedbackExporter, SummariseFeedback
 from attnkit.preprocessors import (
     AddMarkSchemes,
     ClearHiddenTestsInTestCells,
@@ -101,6 +102,18 @@ c.GenerateFeedback.preprocessors = [
     ScrubHiddenOutputs,  # hidden lines a student's output copied (printing `In`, say)
     ClearHiddenTestsInTestCells,
     ClearMarkSchemes,
+    SummariseFeedback,  # the summary on top: verdicts, points, hints, TA comments
     CSSHTMLHeaderPreprocessor,
 ]
 
+# Pages (feedback, formgrader's grading view): maths becomes MathML when the page is
+# written, not TeX for MathJax from a CDN, so pages read correctly offline; the kit's
+# templates extend nbgrader's. Feedback has an exporter class of its own, as formgrader's
+# HTMLExporter takes its template from c.HTMLExporter.
+c.HTMLExporter.filters = maths.FILTERS
+c.HTMLExporter.extra_template_basedirs = [TEMPLATES, NBGRADER_TEMPLATES]
+c.HTMLExporter.extra_template_paths = [NBGRADER_TEMPLATES]
+c.HTMLExporter.template_name = "attnkit_formgrade"
+c.GenerateFeedback.exporter_class = FeedbackExporter
+c.FeedbackExporter.template_name = "attnkit_feedback"
+c.FeedbackExporter.extra_template_paths = [NBGRADER_TEMPLATES]

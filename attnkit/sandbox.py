@@ -217,8 +217,10 @@ class Box:
 
 def _kernel_env(parent_env: Mapping[str, str]) -> dict[str, str]:
     """The complete environment of the sandboxed kernel."""
+    # matplotlib's inline backend, as in Jupyter: the student's plots reach the feedback
     env = {"PATH": f"{sys.prefix}/bin:/usr/bin:/bin", "HOME": WORK_DIR, "LANG": "C.UTF-8",
-           "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/matplotlib", "PYTHONPATH": LIB_DIR,
+           "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+           "MPLCONFIGDIR": "/tmp/matplotlib", "PYTHONPATH": LIB_DIR,
            "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1"}
     env.update({k: parent_env[k] for k in PASS_THROUGH_ENV if k in parent_env})
     return env

@@ -200,7 +200,7 @@ def browser() -> Iterator[object]:
 @pytest.fixture
 def page(browser) -> Iterator[object]:
     """A fresh browser context and page at 1280x900 that only reaches loopback servers
-    (the feedback pages ask a CDN for MathJax: refused at once instead of timing out)."""
+    (anything else a page asks for is refused at once instead of timing out)."""
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(30_000)
     context.route(re.compile(r"^(?!https?://127\.0\.0\.1[:/])[a-z]+://"),

@@ -368,6 +368,8 @@ def test_formgrader_manual_grade_reaches_gradebook_and_feedback(page, graded_cou
             comment_box.fill(comment)
             comment_box.press("Tab")
         assert saved.value.ok
+        # Tab moves to formgrader's next input, which it scrolls to (animated)
+        page.wait_for_function("() => !window.$('html, body').is(':animated')")
         page.locator(f".cell:has(input#{grade_id})").first.evaluate(
             "e => e.scrollIntoView({block: 'start'})")
         page.evaluate("window.scrollBy(0, -60)")
