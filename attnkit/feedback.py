@@ -28,7 +28,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 
 from attnkit import maths
-from attnkit.preprocessors import VERDICT
+from attnkit.preprocessors import VERDICT, is_test_cell
 
 TEMPLATES = str(Path(__file__).with_name("templates"))
 # nbgrader's own templates (``feedback``, ``formgrade``), which the kit's extend
@@ -127,7 +127,7 @@ def summarise(nb: NotebookNode, manual: Mapping[str, str] | None = None) -> list
         points = _number(meta.get("points"))
         score = _number(meta.get("score"))
         comment = str(meta.get("comment") or "").strip()
-        if cell.cell_type == "code" and not is_solution(cell) and not is_task(cell):
+        if is_test_cell(cell):
             verdict = cell.metadata.get(VERDICT) or {}
             status = status_of(score, points)
             words = {"passed": "passed", "partly": "partly passed", "failed": "failed"}[status]

@@ -100,8 +100,7 @@ def remove_special_files(folder: Path) -> list[str]:
             target = f" to {os.readlink(path)}" if stat.S_ISLNK(mode) else ""
             removed.append(f"{path.relative_to(folder)} was {_kind(mode)}{target}, not a file: "
                            "it was removed unread")
-            path.unlink()
-        dirs[:] = [d for d in dirs if (Path(top) / d).is_dir()]
+            path.unlink()  # os.walk lists a linked folder but never enters it
     return removed
 
 

@@ -420,36 +420,42 @@ class ClearHiddenTestsInTestCells(ClearHiddenTests):
 HIDDEN_SHOWN = "[hidden test]"
 
 
-class ScrubHiddenOutputs(NbGraderPreprocessor):
+def hidden_lines(cells: list[NotebookNode], begin: str = "BEGIN HIDDEN TESTS",
+                 end: str = "END HIDDEN TESTS", min_length: int = 8) -> set[str]:
+    """The stripped lines inside the hidden regions of the test cells among ``cells``: not
+    the markers, nor lines shorter than ``min_length`` (such as ``)``)."""
+    lines: set[str] = set()
+    for cell in filter(is_test_cell, cells):
+        inside = False
+        for line in cell.source.splitlines():
+            if begin in line:
+                inside = True
+            elif end in line:
+                inside = False
+            elif inside and len(line.strip()) >= min_length:
+                lines.add(line.strip())
+    return lines
+
+
+class ScrubHiddenOutputs(ClearHiddenTests):
     """Remove hidden-test source from every output, before ``ClearHiddenTests`` removes it
     from the cells: a student cell printing ``In`` (IPython's input history) or reading files
-    in the kernel's directory would otherwise copy the hidden lines into the feedback."""
+    in the kernel's directory would otherwise copy the hidden lines into the feedback.
 
-    begin = Unicode("BEGIN HIDDEN TESTS", help="nbgrader's begin delimiter").tag(config=True)
-    end = Unicode("END HIDDEN TESTS", help="nbgrader's end delimiter").tag(config=True)
+    A ``ClearHiddenTests`` for its delimiters only (``c.ClearHiddenTests`` sets both)."""
+
     min_length = Integer(8, help="Shorter hidden lines (such as `)`) are left alone").tag(
         config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
-        pattern = self._pattern(nb)
+        begin, end = self.begin_test_delimeter, self.end_test_delimeter
+        words = sorted(hidden_lines(nb.cells, begin, end, self.min_length), key=len,
+                       reverse=True)
+        pattern = re.compile("|".join(map(re.escape, [*words, begin, end])))
         for cell in nb.cells:
             for output in cell.get("outputs", []):
                 self._scrub(output, pattern)
         return nb, resources
-
-    def _pattern(self, nb: NotebookNode) -> re.Pattern:
-        lines: set[str] = set()
-        for cell in filter(is_test_cell, nb.cells):
-            inside = False
-            for line in cell.source.splitlines():
-                if self.begin in line:
-                    inside = True
-                elif self.end in line:
-                    inside = False
-                elif inside and len(line.strip()) >= self.min_length:
-                    lines.add(line.strip())
-        words = sorted(lines, key=len, reverse=True) + [self.begin, self.end]
-        return re.compile("|".join(map(re.escape, words)))
 
     @staticmethod
     def _scrub(output: NotebookNode, pattern: re.Pattern) -> None:

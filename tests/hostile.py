@@ -329,9 +329,10 @@ SUITE: list[Hostile] = [
     Hostile("h04_duplicate_test", "adds a copy of the test cell (same metadata) that passes",
             REACH, stub=True, edit=_duplicate),
     Hostile("h05_patch_numpy", "patches np.allclose, np.testing and np.isfinite", REACH,
-            prefix=PATCH_NUMPY, stub=True, may=ALL),  # later student code may use numpy
+            prefix=PATCH_NUMPY, stub=True,
+            may=("ps1_equivariance",)),  # the student's own check uses the patched allclose
     Hostile("h06_patch_builtins", "patches builtins (all, isinstance, AssertionError)", REACH,
-            prefix=PATCH_BUILTINS, stub=True, may=ALL),
+            prefix=PATCH_BUILTINS, stub=True),
     Hostile("h07_always_equal", "returns an object whose __eq__ is always true", REACH,
             prefix=LIAR, suffix="{name} = lambda *a, **k: Liar()\n"),
     Hostile("h08_silence_tracebacks", "replaces showtraceback so errors print nothing", REACH,

@@ -30,26 +30,11 @@ from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
 
 from attnkit import course as kit_course  # noqa: E402
 from attnkit.checks import CHECKS  # noqa: E402
-from attnkit.preprocessors import is_test_cell  # noqa: E402
+from attnkit.preprocessors import hidden_lines  # noqa: E402
 
 pytestmark = pytest.mark.slow
 pytest_plugins = ["browser_fixtures"]  # fixtures: browser, page
 ASSIGNMENTS = kit_course.assignments(Path(__file__).resolve().parents[1])
-
-
-def hidden_lines(root: Path) -> set[str]:
-    """Every line of the masters' hidden test regions (not the markers, which students may
-    write themselves, and not lines too short to mean anything)."""
-    lines = set()
-    for master in (root / "source").glob("*/*.ipynb"):
-        for cell in filter(is_test_cell, nbformat.read(master, as_version=4).cells):
-            inside = False
-            for line in cell.source.splitlines():
-                if "BEGIN HIDDEN TESTS" in line or "END HIDDEN TESTS" in line:
-                    inside = "BEGIN" in line
-                elif inside and len(line.strip()) >= 8:
-                    lines.add(line.strip())
-    return lines
 
 
 class PageText(HTMLParser):
@@ -172,7 +157,8 @@ def test_feedback_never_shows_hidden_tests_or_runs_student_script(
     if path == "nbgrader":
         expected -= len(STOCK_CANNOT) * len(suite)
     assert len(pages) == expected
-    hidden = hidden_lines(root)
+    hidden = {line for master in (root / "source").glob("*/*.ipynb")
+              for line in hidden_lines(nbformat.read(master, as_version=4).cells)}
     assert len(hidden) >= len(CHECKS)  # at least the probe call of every check
     for page in pages:
         html = page.read_text()
