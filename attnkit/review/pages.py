@@ -1,0 +1,22 @@
+"""One Jinja2 environment for the review pages: autoescaped, CSS inlined from its own file."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "review"
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """Autoescape is on for every template: student code and names are hostile text."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                              undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True)
+
+
+def render(name: str, **context: object) -> str:
+    return environment().get_template(name).render(**context)
