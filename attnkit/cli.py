@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from attnkit import course, export, grader, intake, report, samples, sandbox
-from attnkit.review import similarity
+from attnkit.review import regrades, similarity
 
 console = Console(width=max(shutil.get_terminal_size().columns, 132))  # the grade table fits
 
@@ -110,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     sim = sub.add_parser("similarity", help="flag pairs of students with similar code")
     similarity.add_arguments(sim)
     sim.set_defaults(func=similarity.main)
+    audit = sub.add_parser("regrades", help="summarise the regrade audit of one assignment")
+    regrades.add_arguments(audit)
+    audit.set_defaults(func=regrades.main)
     args = parser.parse_args(argv)
     args.root = args.root.resolve()
     return args.func(args)

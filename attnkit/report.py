@@ -148,6 +148,7 @@ class AssignmentData:
     submissions: dict[str, Submission]  # every student who handed something in
     problems: list[Problem]
     absent: list[str]  # in the gradebook's student list, with no submission
+    db_url: str = ""  # where the regrade audit is (attnkit.review.regrades)
 
     @property
     def graded(self) -> list[Submission]:
@@ -413,7 +414,7 @@ def collect(root: Path, assignment: str) -> AssignmentData:
             entry.status = FAILED
     absent = [s for s in everyone if s not in submissions]
     return AssignmentData(assignment, cd.course_id, _display_db(cd.db_url), cells, max_score,
-                          submissions, problems, absent)
+                          submissions, problems, absent, db_url=cd.db_url)
 
 
 # ------------------------------------------------------------------ the figures' numbers
@@ -676,6 +677,12 @@ footer { color: var(--muted); font-size: 12px; margin-top: 22px; text-align: cen
 """
 
 
+def _review_css() -> str:
+    from attnkit.review.pages import TEMPLATES
+
+    return (TEMPLATES / "sections.css").read_text(encoding="utf-8")
+
+
 def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
@@ -714,7 +721,25 @@ PROBLEM_TONE = {INVALID: "bad", MISSING: "bad", NOT_GRADED: "bad", UNREADABLE: "
                 CRASHED: "warn", TIMED_OUT: "warn", OUTDATED: "info", NOT_AUTOGRADED: "info"}
 
 
-def render_html(data: AssignmentData, figures: dict[str, bytes], top: int = 10) -> str:
+def review_sections(data: AssignmentData, folder: Path | None) -> list[tuple[str, str, str]]:
+    """(id, nav title, HTML) of the sections from ``attnkit.review``: item statistics, the
+    regrade audit, and a link to the similarity page when one sits beside the report."""
+    from attnkit.review import itemstats, regrades
+
+    found = [("items", "Item statistics", itemstats.section(data))]
+    if data.db_url:
+        found.append(("regrades", "Regrades", regrades.section(data.db_url, data.name)))
+    if folder is not None and (folder / "similarity.html").is_file():
+        found.append(("similarity", "Similar submissions", (
+            '<section id="similarity"><h2>Similar submissions</h2><p class="lead">'
+            '<a href="similarity.html">Pairs of students with similar code</a> (and '
+            '<a href="similarity.csv">as CSV</a>), from <code>attnkit similarity '
+            f'{_e(data.name)}</code>. It flags; it changes no grade.</p></section>')))
+    return found
+
+
+def render_html(data: AssignmentData, figures: dict[str, bytes], top: int = 10,
+                folder: Path | None = None) -> str:
     graded = data.graded
     scores = [s.score for s in graded]
     rates = pass_rates(data)
@@ -848,15 +873,18 @@ def render_html(data: AssignmentData, figures: dict[str, bytes], top: int = 10) 
                        numeric=range(1, 6 if penalties else 5))
                 if student_rows else nothing("Nobody has submitted yet.")),
     ]
+    review = review_sections(data, folder)
+    parts[-1:-1] = [body for _, _, body in review]
     nav = "".join(f'<a href="#{i}">{_e(t)}</a>' for i, t in [
         ("distribution", "Scores"), ("cells", "Cells"), ("checks", "Pass rates"),
         ("hints", "Misconceptions"), ("failures", "Failures"), ("manual", "Manual grading"),
-        ("students", "Students")])
+        *[(ident, title) for ident, title, _ in review], ("students", "Students")])
     stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{_e(data.name)} · instructor report</title><style>{CSS}</style></head>"
+        f"<title>{_e(data.name)} · instructor report</title><style>{CSS}{_review_css()}</style>"
+        "</head>"
         f"<body><main><header><h1>{_e(data.name)}</h1>"
         f"<p>Instructor report · course <b>{_e(data.course_id)}</b> · gradebook "
         f"<code>{_e(data.db)}</code> · {_e(stamp)}</p></header>"
@@ -902,6 +930,9 @@ def summary_text(data: AssignmentData, top: int = 5) -> str:
                  else "Grading problems: none")
     for p in sorted(data.problems, key=lambda p: (p.student, p.notebook)):
         lines.append(f"  {p.student}: {p.kind}: {p.detail}")
+    from attnkit.review import itemstats
+
+    lines += itemstats.summary_lines(data)
     progress = manual_progress(data)
     if progress:
         done = sum(p.graded for p in progress)
@@ -938,7 +969,7 @@ def write(data: AssignmentData, out: Path, top: int = 10) -> Path:
     folder.mkdir(exist_ok=True)
     for name, png in figures.items():
         (folder / f"{name}.png").write_bytes(png)
-    page.write_text(render_html(data, figures, top), encoding="utf-8")
+    page.write_text(render_html(data, figures, top, page.parent), encoding="utf-8")
     return page
 
 

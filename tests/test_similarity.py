@@ -116,9 +116,9 @@ def write(root: Path, student: str, code: dict[str, str], blank: bool = False) -
     nbformat.write(nb, out)
 
 
-@pytest.fixture(scope="module")
-def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set, set]:
-    root = copy_course(tmp_path_factory.mktemp("similarity"))
+def plant(root: Path) -> tuple[Path, set, set]:
+    """A class of four independent students, three disguised copies and two blank releases."""
+    copy_course(root)
     found = styles()
     assert len(found) >= 3, f"the catalogue has too few skills with several styles: {found}"
     independent = []
@@ -140,6 +140,11 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set, set]:
     write(root, "blank2", {}, blank=True)
     pairs = {tuple(sorted(p)) for p in itertools.combinations([s for s, _ in independent], 2)}
     return root, copies, pairs
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set, set]:
+    return plant(tmp_path_factory.mktemp("similarity"))
 
 
 def test_planted_copies_rank_above_every_independent_pair(planted) -> None:
