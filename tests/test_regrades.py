@@ -23,6 +23,8 @@ from attnkit.review import regrades
 from attnkit.samples import SAMPLES, build_submission
 
 A = "ps1_self_attention"
+pytest.register_assert_rewrite("pg_fixture")
+pytest_plugins = ["pg_fixture"]  # the real PostgreSQL server: fixture postgres
 
 
 def load(path: Path, name: str):
@@ -171,3 +173,31 @@ def test_check_fingerprints_agree_across_processes() -> None:
                                             "PYTHONHASHSEED": seed}).stdout
             for seed in ("1", "2", "3")}
     assert len(seen) == 1, "a check's fingerprint depends on the process"
+
+
+def _record_as_worker(args: tuple[str, str]) -> int:
+    url, student = args
+    rows = [{"cell": "q1", "max_score": 1.0, "old_auto": None, "new_auto": 1.0, "manual": None,
+             "check_hash": "c"}]
+    regrades.record(url, "ps", "nb", student, "s", rows)
+    regrades.record(url, "ps", "nb", student, "s2", [{**rows[0], "old_auto": 1.0,
+                                                       "new_auto": 0.0}])
+    return 1
+
+
+@pytest.mark.postgres
+def test_audit_in_a_real_postgres_gradebook_with_racing_workers(postgres: str) -> None:
+    """Grading workers on a shared PostgreSQL gradebook create the table at once and write."""
+    import multiprocessing
+
+    from sqlalchemy import create_engine, inspect
+
+    students = [f"s{i}" for i in range(8)]
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        assert sum(pool.map(_record_as_worker, [(postgres, s) for s in students])) == 8
+    found = regrades.changes(postgres, "ps")
+    assert sorted(c.student for c in found) == students
+    assert all(c.changed == "submission" for c in found)
+    assert regrades.summary(found).startswith("8 students changed: 0 up, 8 down")
+    tables = set(inspect(create_engine(postgres)).get_table_names())
+    assert "attnkit_regrade" in tables

@@ -122,7 +122,7 @@ def section(data: AssignmentData) -> str:
             "difficulty_pct": 0 if stat.difficulty is None else round(100 * stat.difficulty),
             "discrimination": "–" if stat.discrimination is None
             else f"{stat.discrimination:+.2f}",
-            "flag": stat.flag,
+            "flag": stat.flag, "few": stat.students < MIN_STUDENTS,
             "misconceptions": [{"name": n, "share": f"{100 * s:.0f}%", "generic": n in generic}
                                for n, s in stat.misconceptions]})
     return render("item_statistics.html.j2", rows=rows, near_zero=f"{NEAR_ZERO:.2f}",

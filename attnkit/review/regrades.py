@@ -74,7 +74,11 @@ TABLE = sa.Table(
 def engine(db_url: str) -> sa.Engine:
     """One engine per database; the audit table is created beside nbgrader's on first use."""
     made = sa.create_engine(db_url)
-    METADATA.create_all(made, checkfirst=True)
+    try:
+        METADATA.create_all(made, checkfirst=True)
+    except sa.exc.DBAPIError:  # several grading workers created it at the same moment
+        if not sa.inspect(made).has_table(TABLE.name):
+            raise
     return made
 
 
