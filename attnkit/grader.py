@@ -456,6 +456,9 @@ def autograde_all(course_root: Path, assignments: list[str], *, workers: int | N
     """
     if workers is not None and workers < 1:
         raise GradingError(f"--workers must be at least 1, not {workers}")
+    from attnkit.review.regrades import RUN_ENV
+
+    os.environ[RUN_ENV] = uuid.uuid4().hex[:12]  # one regrade run, whichever worker grades
     start = time.perf_counter()
     root = Path(course_root).resolve()
     config = load_config(root)

@@ -150,10 +150,15 @@ def test_regrade_through_stock_and_kit_autograde(tmp_path: Path) -> None:
 
     # the instructor puts the check back; `attnkit autograde --force` regrades and summarises
     config.write_text(original)
-    third = run(["attnkit", "autograde", A, "--force", "--no-progress"], root)
+    started = regrades.now()
+    third = run(["attnkit", "autograde", A, "--force", "--no-progress", "--workers", "2"], root)
     assert "students changed:" in third.stdout and " up" in third.stdout, third.stdout
     line = next(x for x in third.stdout.splitlines() if "students changed:" in x)
     assert "0 up" not in line, line
+    assert len({c.run for c in regrades.changes(db, A, since=started)}) == 1, "one run, "\
+        "whichever worker graded"
+    latest = run(["attnkit", "regrades", A], root).stdout
+    assert line.split("regrade: ")[1] in latest, (line, latest)
 
     run(["attnkit", "report", A], root)
     page = (root / "reports" / A / "index.html").read_text()

@@ -31,6 +31,7 @@ import csv
 import functools
 import hashlib
 import inspect
+import os
 import re
 import sys
 import textwrap
@@ -48,7 +49,8 @@ from nbgrader.preprocessors import SaveAutoGrades
 
 from attnkit.review.pages import render
 
-RUN = uuid.uuid4().hex[:12]  # this process's grading run
+RUN = uuid.uuid4().hex[:12]  # this process's grading run (stock `nbgrader autograde`)
+RUN_ENV = "ATTNKIT_REGRADE_RUN"  # `attnkit autograde` names its run for all its workers
 METADATA = sa.MetaData()
 TABLE = sa.Table(
     "attnkit_regrade", METADATA,
@@ -222,12 +224,21 @@ class AuditedSaveAutoGrades(SaveAutoGrades):
                  "new_auto": auto, "manual": manual,
                  "check_hash": check_hash(cell, sources.get(cell, ""), points)}
                 for cell, (auto, manual, points) in after.items() if cell in sources]
-        changes = record(info["db_url"], assignment, notebook, student, submission_hash(nb),
-                         rows)
+        try:
+            changes = record(info["db_url"], assignment, notebook, student,
+                             submission_hash(nb), rows)
+        except sa.exc.SQLAlchemyError as error:  # the grades are saved; say the audit is not
+            self.log.error("regrade audit NOT recorded for %s/%s: %s", student, notebook,
+                           error)
+            return nb, resources
         for row in changes:
             self.log.warning("regrade %s %s/%s: %s", student, notebook, row["cell"],
                              describe_change(row))
         return nb, resources
+
+
+def run_id() -> str:
+    return os.environ.get(RUN_ENV) or RUN
 
 
 def now() -> datetime:
@@ -255,7 +266,7 @@ def record(db_url: str, assignment: str, notebook: str, student: str, submission
                 what.append("check")
             if previous and previous[1] != submission:
                 what.append("submission")
-            full.append({**row, "run": RUN, "recorded_at": stamp, "assignment": assignment,
+            full.append({**row, "run": run_id(), "recorded_at": stamp, "assignment": assignment,
                          "notebook": notebook, "student": student,
                          "submission_hash": submission, "changed": "+".join(what)})
         if full:
@@ -414,11 +425,15 @@ def write_export(db_url: str, out: Path, assignment: str | None = None) -> Path:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = "Print the regrade audit's summary of one assignment."
     parser.add_argument("assignment")
-    parser.add_argument("--run", default=None, help="only this run id")
+    parser.add_argument("--all", action="store_true",
+                        help="every regrade so far (default: the latest run that changed a score)")
 
 
 def main(args: argparse.Namespace) -> int:
-    found = changes(_db_url(Path(args.root)), args.assignment, run=args.run)
+    found = changes(_db_url(Path(args.root)), args.assignment)
+    if found and not args.all:
+        latest = max(found, key=lambda c: c.when).run
+        found = [c for c in found if c.run == latest]
     print(f"{args.assignment}: {summary(found)}" if found
           else f"{args.assignment}: no regrade changed a score")
     for c in found:
