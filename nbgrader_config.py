@@ -18,7 +18,6 @@ from nbgrader.preprocessors import (
     LimitOutput,
     OverwriteCells,
     OverwriteKernelspec,
-    SaveAutoGrades,
 )
 
 from attnkit import intake, maths
@@ -34,6 +33,7 @@ from attnkit.preprocessors import (
     RestoreDeletedCells,
     ScrubHiddenOutputs,
 )
+from attnkit.review import regrades
 from attnkit.sanitize import NeutraliseActiveContent
 from attnkit.upstream.schema import CompiledCheckCellMetadata
 
@@ -71,6 +71,10 @@ c.ResilientExecute.salt_file = os.path.join(HERE, ".attnkit", "seed-salt")
 # `attnkit intake` does: unreadable or misnamed notebooks, symbolic links.
 c.Autograde.pre_convert_hook = functools.partial(intake.pre_convert_hook, HERE)
 c.OverwriteCells.add_missing_cells = True
+# Regrades: every graded cell's old and new score lands in the table attnkit_regrade of the
+# gradebook's database (AuditedSaveAutoGrades below); stock `nbgrader autograde` prints the
+# run's summary ("3 students changed: 2 up, 1 down") when it ends.
+c.Autograde.post_convert_hook = functools.partial(regrades.post_convert_hook, HERE)
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
 c.Autograde.sanitize_preprocessors = [
@@ -90,7 +94,7 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
-    SaveAutoGrades,
+    regrades.AuditedSaveAutoGrades,  # nbgrader's SaveAutoGrades + the regrade audit
     AssignLatePenalties,
     CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
 ]

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from attnkit import course, export, grader, intake, report, samples, sandbox
+from attnkit.review import regrades, similarity
 
 console = Console(width=max(shutil.get_terminal_size().columns, 132))  # the grade table fits
 
@@ -105,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     exp = sub.add_parser("export", help="export grades as CSV: per question, or for Canvas/Moodle")
     export.add_arguments(exp)
     exp.set_defaults(func=export.main)
+    sim = sub.add_parser("similarity", help="flag pairs of students with similar code")
+    similarity.add_arguments(sim)
+    sim.set_defaults(func=similarity.main)
+    audit = sub.add_parser("regrades", help="summarise the regrade audit of one assignment")
+    regrades.add_arguments(audit)
+    audit.set_defaults(func=regrades.main)
     args = parser.parse_args(argv)
     args.root = args.root.resolve()
     return args.func(args)

@@ -233,6 +233,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     lms.add_argument("--canvas-id", type=_canvas_id, action="append", default=[],
                      metavar="ASSIGNMENT=ID",
                      help="the Canvas assignment id of an assignment (repeatable)")
+    audit = kinds.add_parser(
+        "regrades", help="the regrade audit: every grading of every cell, old and new score",
+        description="One CSV row per graded cell per grading: old and new auto score, the "
+                    "TA's manual score, when, and fingerprints of the check and submission.")
+    audit.add_argument("--out", type=Path, default=None,
+                       help="CSV file (default: <root>/exports/regrades.csv)")
+    audit.add_argument("--assignment", default=None, help="only this assignment")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -240,6 +247,14 @@ def main(args: argparse.Namespace) -> int:
     if args.export_kind == "per-question":
         out = args.out or root / "exports" / "per_question.csv"
         write_per_question(root, out, args.assignment)
+        print(f"wrote {out}")
+        return 0
+    if args.export_kind == "regrades":
+        from attnkit.review import regrades
+
+        db_url = report.coursedir(root).db_url
+        out = regrades.write_export(db_url, args.out or root / "exports" / "regrades.csv",
+                                    args.assignment)
         print(f"wrote {out}")
         return 0
     out = args.out or root / "exports" / f"{args.lms_format}.csv"

@@ -136,6 +136,7 @@ def pipeline_config(config: Config, kernel: str | None) -> Config:
     if upstream.enabled("validate_once"):
         extra.Autograde.exporter_class = GradingExporter
     extra.Autograde.pre_convert_hook = None  # the coordinator has run intake already
+    extra.Autograde.post_convert_hook = None  # and prints the regrade summary itself
     extra.merge(kernel_start_config(config))
     return extra
 
@@ -381,6 +382,9 @@ def autograde_all(course_root: Path, assignments: list[str], *, workers: int | N
     """
     if workers is not None and workers < 1:
         raise GradingError(f"--workers must be at least 1, not {workers}")
+    from attnkit.review.regrades import RUN_ENV
+
+    os.environ[RUN_ENV] = uuid.uuid4().hex[:12]  # one regrade run, whichever worker grades
     start = time.perf_counter()
     root = Path(course_root).resolve()
     config = load_config(root)
@@ -504,6 +508,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``attnkit autograde`` in ``args.root`` (the CLI's --root; default: the current
     directory): 0 if every submission was graded or skipped, else 1."""
+    from attnkit.review import regrades
+
+    started = regrades.now()
     try:
         summaries = autograde_all(getattr(args, "root", Path.cwd()), args.assignments,
                                   workers=args.workers, scheduler=args.scheduler,
@@ -514,6 +521,9 @@ def main(args: argparse.Namespace) -> int:
         return 2
     for summary in summaries:
         print(summary.report(timed=len(summaries) == 1))
+    db_url = CourseDirectory(config=load_config(Path(getattr(args, "root", Path.cwd())))).db_url
+    for summary in summaries:
+        regrades.print_summary(db_url, summary.assignment, since=started)
     if len(summaries) > 1:
         graded, seconds = sum(len(s.graded) for s in summaries), summaries[0].seconds
         print(f"all: graded {graded} in {seconds:.1f} s, {graded / seconds:.2f} notebooks/s")

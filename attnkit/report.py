@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import base64
 import glob
-import html
 import io
 import json
 import math
@@ -29,7 +28,6 @@ import os
 import re
 import statistics
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -148,6 +146,7 @@ class AssignmentData:
     submissions: dict[str, Submission]  # every student who handed something in
     problems: list[Problem]
     absent: list[str]  # in the gradebook's student list, with no submission
+    db_url: str = ""  # where the regrade audit is (attnkit.review.regrades)
 
     @property
     def graded(self) -> list[Submission]:
@@ -413,7 +412,7 @@ def collect(root: Path, assignment: str) -> AssignmentData:
             entry.status = FAILED
     absent = [s for s in everyone if s not in submissions]
     return AssignmentData(assignment, cd.course_id, _display_db(cd.db_url), cells, max_score,
-                          submissions, problems, absent)
+                          submissions, problems, absent, db_url=cd.db_url)
 
 
 # ------------------------------------------------------------------ the figures' numbers
@@ -626,60 +625,6 @@ def figure_pass_rates(data: AssignmentData, rates: list[PassRate]) -> bytes:
 
 # ------------------------------------------------------------------ HTML
 
-CSS = """
-:root { --ink:#1f2933; --muted:#616e7c; --line:#e4e7eb; --bg:#f5f7fa; --card:#fff;
-        --blue:#3b6ea8; --green:#3f9a5b; --amber:#c98a1b; --red:#c8553d; }
-* { box-sizing: border-box; }
-body { margin:0; background:var(--bg); color:var(--ink);
-       font:15px/1.5 -apple-system, "Segoe UI", "DejaVu Sans", Roboto, Helvetica, Arial,
-       sans-serif; }
-main { max-width: 1040px; margin: 0 auto; padding: 28px 24px 48px; }
-header h1 { margin: 0 0 4px; font-size: 26px; letter-spacing: -0.01em; }
-header p { margin: 0; color: var(--muted); font-size: 13px; }
-nav { margin: 14px 0 4px; font-size: 13px; }
-nav a { color: var(--blue); text-decoration: none; margin-right: 14px; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr));
-         gap: 12px; margin: 20px 0 8px; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
-        padding: 12px 16px; }
-.card .v { font-size: 24px; font-weight: 650; }
-.card .k { color: var(--muted); font-size: 12px; text-transform: uppercase;
-           letter-spacing: .04em; }
-.card.bad .v { color: var(--red); }
-section { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
-          padding: 18px 22px 20px; margin-top: 18px; }
-section h2 { margin: 0 0 4px; font-size: 18px; }
-section p.lead { margin: 0 0 12px; color: var(--muted); font-size: 13px; }
-img { display: block; max-width: 100%; height: auto; margin: 6px auto 12px; }
-table { width: 100%; border-collapse: collapse; font-size: 13.5px; }
-th { text-align: left; color: var(--muted); font-weight: 600; font-size: 12px;
-     text-transform: uppercase; letter-spacing: .03em; border-bottom: 2px solid var(--line);
-     padding: 6px 8px; }
-td { border-bottom: 1px solid var(--line); padding: 7px 8px; vertical-align: top; }
-tr:last-child td { border-bottom: none; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-code { font: 12.5px/1.4 "DejaVu Sans Mono", Menlo, Consolas, monospace; background: #f0f3f6;
-       padding: 1px 5px; border-radius: 4px; }
-.hint { color: #3e4c59; }
-.pill { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px;
-        font-weight: 600; white-space: nowrap; }
-.pill.ok { background: #e3f4e8; color: #23703d; }
-.pill.warn { background: #fdf1d8; color: #8a5a00; }
-.pill.bad { background: #fbe4df; color: #a13a25; }
-.pill.info { background: #e6eef8; color: #2b5a8f; }
-.bar { position: relative; height: 10px; background: #eef1f4; border-radius: 5px;
-       overflow: hidden; min-width: 120px; }
-.bar span { position: absolute; left: 0; top: 0; bottom: 0; background: var(--green); }
-.muted { color: var(--muted); }
-.empty { color: var(--muted); font-style: italic; margin: 6px 0 0; }
-footer { color: var(--muted); font-size: 12px; margin-top: 22px; text-align: center; }
-"""
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def fmt_score(value: float | None, places: int = 4) -> str:
     """A score as people write it: 2, 0.5, 5.79 (no trailing zeros)."""
     if value is None:
@@ -688,33 +633,33 @@ def fmt_score(value: float | None, places: int = 4) -> str:
     return "0" if text in ("", "-0") else text
 
 
-def _table(head: list[str], rows: Iterable[list[str]], numeric: Iterable[int] = ()) -> str:
-    numeric = set(numeric)
-    cls = [' class="num"' if i in numeric else "" for i in range(len(head))]
-    out = ["<table><thead><tr>"]
-    out += [f"<th{cls[i]}>{_e(h)}</th>" for i, h in enumerate(head)]
-    out.append("</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(f"<td{cls[i]}>{c}</td>" for i, c in enumerate(row))
-                   + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-def _img(png: bytes, alt: str) -> str:
-    return (f'<img alt="{_e(alt)}" src="data:image/png;base64,'
-            f'{base64.b64encode(png).decode("ascii")}">')
-
-
-def _pill(text: str, tone: str) -> str:
-    return f'<span class="pill {tone}">{_e(text)}</span>'
-
-
 PROBLEM_TONE = {INVALID: "bad", MISSING: "bad", NOT_GRADED: "bad", UNREADABLE: "bad",
                 CRASHED: "warn", TIMED_OUT: "warn", OUTDATED: "info", NOT_AUTOGRADED: "info"}
 
 
-def render_html(data: AssignmentData, figures: dict[str, bytes], top: int = 10) -> str:
+def review_sections(data: AssignmentData, folder: Path | None) -> list[tuple[str, str, str]]:
+    """(id, nav title, HTML) of the sections from ``attnkit.review``: item statistics, the
+    regrade audit, and a link to the similarity page when one sits beside the report."""
+    from attnkit.review import itemstats, regrades
+    from attnkit.review.pages import render
+
+    found = [("items", "Item statistics", itemstats.section(data))]
+    if data.db_url:
+        found.append(("regrades", "Regrades", regrades.section(data.db_url, data.name)))
+    if folder is not None and (folder / "similarity.html").is_file():
+        found.append(("similarity", "Similar submissions",
+                      render("similarity_link.html.j2", assignment=data.name)))
+    return found
+
+
+def render_html(data: AssignmentData, figures: dict[str, bytes], top: int = 10,
+                folder: Path | None = None) -> str:
+    """The page, from ``templates/report/index.html.j2`` (Jinja2, autoescaped; its CSS is
+    inlined from ``report.css`` so the page stays one self-contained file)."""
+    from markupsafe import Markup
+
+    from attnkit.review.pages import render
+
     graded = data.graded
     scores = [s.score for s in graded]
     rates = pass_rates(data)
@@ -742,128 +687,77 @@ def render_html(data: AssignmentData, figures: dict[str, bytes], top: int = 10) 
          (f"{waiting} pending" if waiting else "none pending")
          + (f", {blank} left blank" if blank else ""), ""),
     ]
-    card_html = "".join(
-        f'<div class="card {tone}"><div class="k">{_e(k)}</div><div class="v">{_e(v)}</div>'
-        f'<div class="k" style="text-transform:none;letter-spacing:0">{_e(sub)}</div></div>'
-        for k, v, sub, tone in cards)
 
-    # per-cell table
     cell_rows = []
     for cell in data.cells:
         got = cell_scores(data, cell)
-        full = sum(1 for v in got if v >= cell.max_score)
-        cell_rows.append([
-            f"<code>{_e(cell.label)}</code>", _e(cell.kind), fmt_score(cell.max_score),
-            fmt_score(statistics.fmean(got), 2) if got else "–",
-            fmt_score(min(got)) if got else "–", fmt_score(max(got)) if got else "–",
-            f"{full} / {len(got)}"])
+        cell_rows.append({
+            "label": cell.label, "kind": cell.kind, "points": fmt_score(cell.max_score),
+            "mean": fmt_score(statistics.fmean(got), 2) if got else "–",
+            "min": fmt_score(min(got)) if got else "–",
+            "max": fmt_score(max(got)) if got else "–",
+            "full": f"{sum(1 for v in got if v >= cell.max_score)} / {len(got)}"})
 
-    named: dict[str, list[str]] = {}
+    named: dict[str, list[tuple[str, int]]] = {}
     for h in hints(data, top=10_000):
-        name = h.label if h.label != h.example else "unnamed"
         named.setdefault(h.check, []).append(
-            f'{_e(name)} <span class="muted">×{h.count}</span>')
-    rate_rows = [[f"<code>{_e(r.cell.label)}</code>", fmt_score(r.cell.max_score),
-                  f"{r.passed} / {r.total}", f"{100 * r.rate:.0f}%" if r.total else "–",
-                  ", ".join(named.get(r.cell.label, []))] for r in rates]
-
-    hint_rows = [[str(i + 1), str(h.count), f"<code>{_e(h.check)}</code>",
-                  f"<b>{_e(h.label)}</b>" if h.label != h.example else "<i>(no name)</i>",
-                  f'<span class="hint">{_e(h.example)}</span>', _e(", ".join(h.students))]
-                 for i, h in enumerate(found)]
-
-    problem_rows = [[_e(p.student), f"<code>{_e(p.notebook)}</code>" if p.notebook else "–",
-                     _pill(p.kind, PROBLEM_TONE.get(p.kind, "info")), _e(p.detail)]
+            (h.label if h.label != h.example else "unnamed", h.count))
+    rate_rows = [{"label": r.cell.label, "points": fmt_score(r.cell.max_score),
+                  "passed": f"{r.passed} / {r.total}",
+                  "rate": f"{100 * r.rate:.0f}%" if r.total else "–",
+                  "named": named.get(r.cell.label, [])} for r in rates]
+    hint_rows = [{"rank": i + 1, "count": h.count, "check": h.check,
+                  "label": h.label if h.label != h.example else None, "example": h.example,
+                  "who": ", ".join(h.students)} for i, h in enumerate(found)]
+    problem_rows = [{"student": p.student, "notebook": p.notebook, "kind": p.kind,
+                     "tone": PROBLEM_TONE.get(p.kind, "info"), "detail": p.detail}
                     for p in sorted(data.problems, key=lambda p: (p.student, p.notebook))]
-
-    progress_rows = [[f"<code>{_e(p.cell.label)}</code>", fmt_score(p.cell.max_score),
-                      f"{p.graded}", f"{p.pending}", f"{p.blank}",
-                      f'<div class="bar"><span style="width:'
-                      f'{100 * p.graded / max(p.graded + p.pending, 1):.1f}%"></span></div>',
-                      fmt_score(p.mean, 2) if p.mean is not None else "–"] for p in progress]
+    progress_rows = [{"label": p.cell.label, "points": fmt_score(p.cell.max_score),
+                      "graded": p.graded, "pending": p.pending, "blank": p.blank,
+                      "width": f"{100 * p.graded / max(p.graded + p.pending, 1):.1f}",
+                      "mean": fmt_score(p.mean, 2) if p.mean is not None else "–"}
+                     for p in progress]
 
     student_rows = []
     penalties = any(sub.penalty for sub in data.submissions.values())
     for student, sub in sorted(data.submissions.items()):
         trouble = data.problems_of(student)
         if sub.status == GRADED:
-            status = _pill("graded", "warn" if trouble else "ok")
+            status, tone = "graded", "warn" if trouble else "ok"
             score = fmt_score(sub.score)
             share = f"{100 * sub.score / data.max_score:.0f}%" if data.max_score else ""
         else:
-            status = _pill(sub.status, "bad" if sub.status == FAILED else "info")
+            status, tone = sub.status, "bad" if sub.status == FAILED else "info"
             score, share = "–", ""
-        late = [fmt_score(sub.penalty) if sub.penalty else ""] if penalties else []
-        student_rows.append([_e(student), score, fmt_score(data.max_score), share, *late,
-                             str(sub.pending) if sub.status == GRADED and sub.pending else "",
-                             status, _e("; ".join(sorted({p.kind for p in trouble})))])
-
-    def section(ident: str, title: str, lead: str, body: str) -> str:
-        return (f'<section id="{ident}"><h2>{_e(title)}</h2><p class="lead">{lead}</p>'
-                f"{body}</section>")
-
-    def nothing(text: str) -> str:
-        return f'<p class="empty">{_e(text)}</p>'
+        student_rows.append({
+            "student": student, "score": score, "max": fmt_score(data.max_score),
+            "share": share, "late": fmt_score(sub.penalty) if sub.penalty else "",
+            "pending": str(sub.pending) if sub.status == GRADED and sub.pending else "",
+            "status": status, "tone": tone,
+            "problems": "; ".join(sorted({p.kind for p in trouble}))})
 
     absent = (f" {len(data.absent)} student{'s' if len(data.absent) != 1 else ''} in the "
-              f"gradebook handed nothing in: {_e(', '.join(data.absent))}." if data.absent else "")
-    parts = [
-        section("distribution", "Score distribution",
-                f"Total score per graded submission, out of {fmt_score(data.max_score)}. Written "
-                "answers a TA has not graded yet count as 0." + absent,
-                _img(figures["scores"], "histogram of total scores")),
-        section("cells", "Scores per graded cell",
-                "How many students got each score on each graded cell (green: full points, "
-                "amber: partial, red: none).",
-                _img(figures["cells"], "score counts per graded cell")
-                + _table(["cell", "kind", "points", "mean", "min", "max", "full points"],
-                         cell_rows, numeric=[2, 3, 4, 5, 6])),
-        section("checks", "Pass rate per hidden check",
-                "Share of graded students with full points on each autograded cell, from the "
-                "verdicts the hidden checks left in the autograded notebooks.",
-                _img(figures["pass_rates"], "pass rate per hidden check")
-                + _table(["check", "points", "full points", "pass rate",
-                          "mistakes named"], rate_rows, numeric=[1, 2, 3])),
-        section("hints", "Most frequent misconceptions",
-                f"The mistakes the hidden checks named most often (top {top}), counted per "
-                "check; the hint is the most common message the students saw.",
-                _table(["#", "students", "check", "misconception", "example hint",
-                        "who"], hint_rows, numeric=[0, 1])
-                if hint_rows else nothing("No check reported a mistake.")),
-        section("failures", "Submissions that failed to grade",
-                "Compared submitted/, autograded/ and the gradebook. Red: nothing was graded; "
-                "amber: graded, but part of the notebook did not run.",
-                _table(["student", "notebook", "problem", "detail"], problem_rows)
-                if problem_rows else nothing("Every submission graded cleanly.")),
-        section("manual", "Manual grading progress",
-                f"Written answers graded by a TA: {done} of {done + waiting}"
-                f"{' — all done' if not waiting and done else ''}. Answers left as released "
-                "are scored 0 by nbgrader itself and need no TA (“left blank”).",
-                _table(["answer", "points", "graded", "pending", "left blank", "progress",
-                        "mean of graded"], progress_rows, numeric=[1, 2, 3, 4, 6])
-                if progress_rows else nothing("This assignment has no manually graded cells.")),
-        section("students", "Students", "Every student who handed something in.",
-                _table(["student", "score", "max", "%", *(["late penalty"] if penalties else []),
-                        "answers pending", "status", "problems"], student_rows,
-                       numeric=range(1, 6 if penalties else 5))
-                if student_rows else nothing("Nobody has submitted yet.")),
-    ]
-    nav = "".join(f'<a href="#{i}">{_e(t)}</a>' for i, t in [
-        ("distribution", "Scores"), ("cells", "Cells"), ("checks", "Pass rates"),
-        ("hints", "Misconceptions"), ("failures", "Failures"), ("manual", "Manual grading"),
-        ("students", "Students")])
-    stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{_e(data.name)} · instructor report</title><style>{CSS}</style></head>"
-        f"<body><main><header><h1>{_e(data.name)}</h1>"
-        f"<p>Instructor report · course <b>{_e(data.course_id)}</b> · gradebook "
-        f"<code>{_e(data.db)}</code> · {_e(stamp)}</p></header>"
-        f"<nav>{nav}</nav><div class=\"cards\">{card_html}</div>"
-        + "".join(parts)
-        + "<footer>Made by <code>attnkit report</code> from the nbgrader gradebook and the "
-        "autograded notebooks.</footer></main></body></html>\n")
+              f"gradebook handed nothing in: {', '.join(data.absent)}." if data.absent else "")
+    review = review_sections(data, folder)
+    nav = [("distribution", "Scores"), ("cells", "Cells"), ("checks", "Pass rates"),
+           ("hints", "Misconceptions"), ("failures", "Failures"), ("manual", "Manual grading"),
+           *[(ident, title) for ident, title, _ in review], ("students", "Students")]
+    return render(
+        "index.html.j2", name=data.name, course_id=data.course_id, db=data.db,
+        stamp=datetime.now().strftime("%Y-%m-%d %H:%M"), nav=nav,
+        cards=[{"key": k, "value": v, "sub": sub, "tone": tone} for k, v, sub, tone in cards],
+        figures={k: base64.b64encode(v).decode("ascii") for k, v in figures.items()},
+        distribution_lead=f"Total score per graded submission, out of "
+                          f"{fmt_score(data.max_score)}. Written answers a TA has not graded "
+                          "yet count as 0." + absent,
+        hints_lead=f"The mistakes the hidden checks named most often (top {top}), counted per "
+                   "check; the hint is the most common message the students saw.",
+        manual_lead=f"Written answers graded by a TA: {done} of {done + waiting}"
+                    f"{' — all done' if not waiting and done else ''}. Answers left as released "
+                    "are scored 0 by nbgrader itself and need no TA (“left blank”).",
+        cell_rows=cell_rows, rate_rows=rate_rows, hint_rows=hint_rows,
+        problem_rows=problem_rows, progress_rows=progress_rows, student_rows=student_rows,
+        penalties=penalties, review=[Markup(body) for _, _, body in review]) + "\n"
 
 
 # ------------------------------------------------------------------ text summary
@@ -902,6 +796,9 @@ def summary_text(data: AssignmentData, top: int = 5) -> str:
                  else "Grading problems: none")
     for p in sorted(data.problems, key=lambda p: (p.student, p.notebook)):
         lines.append(f"  {p.student}: {p.kind}: {p.detail}")
+    from attnkit.review import itemstats
+
+    lines += itemstats.summary_lines(data)
     progress = manual_progress(data)
     if progress:
         done = sum(p.graded for p in progress)
@@ -938,7 +835,7 @@ def write(data: AssignmentData, out: Path, top: int = 10) -> Path:
     folder.mkdir(exist_ok=True)
     for name, png in figures.items():
         (folder / f"{name}.png").write_bytes(png)
-    page.write_text(render_html(data, figures, top), encoding="utf-8")
+    page.write_text(render_html(data, figures, top, page.parent), encoding="utf-8")
     return page
 
 

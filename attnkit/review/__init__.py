@@ -1,0 +1,1 @@
+"""Instructors' integrity tools: similar submissions, item statistics, the regrade audit."""

@@ -1,0 +1,208 @@
+"""The regrade audit: fingerprints of checks, the table beside nbgrader's, the summary; then
+end to end through stock ``nbgrader autograde`` and ``attnkit autograde`` with a changed
+check, a resubmission and a TA's manual score that must survive."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import copy_course, run
+from nbgrader.api import Gradebook
+
+from attnkit import checks
+from attnkit import course as kit_course
+from attnkit.review import regrades
+from attnkit.samples import SAMPLES, build_submission
+
+A = "ps1_self_attention"
+pytest.register_assert_rewrite("pg_fixture")
+pytest_plugins = ["pg_fixture"]  # the real PostgreSQL server: fixture postgres
+
+
+def load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CHECK_SOURCE = '''
+TOLERANCE = {tol}
+
+
+def close(got, want):
+    return abs(got - want) <= TOLERANCE * (1 + abs(want))
+'''
+
+
+def test_check_fingerprint_follows_the_text_not_the_module(tmp_path: Path) -> None:
+    for name, tol in (("mod_a", "1e-4"), ("mod_b", "1e-4"), ("mod_c", "1e-2")):
+        (tmp_path / f"{name}.py").write_text(CHECK_SOURCE.format(tol=tol))
+    a, b, c = (load(tmp_path / f"{n}.py", n) for n in ("mod_a", "mod_b", "mod_c"))
+
+    def text(fn) -> str:
+        out: list[str] = []
+        regrades._describe(fn, set(), out)
+        return "\n".join(out)
+
+    assert text(a.close) == text(b.close), "moving a check to another module changed its hash"
+    assert text(a.close) != text(c.close), "a changed tolerance left the hash unchanged"
+
+
+def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    regrades.check_definition.cache_clear()
+    before = {g: regrades.check_hash(g, "cell", 1.0) for g in checks.CHECKS}
+    assert len(set(before.values())) == len(before)
+    monkeypatch.setitem(checks.CHECKS, "ps1_softmax", checks.Check(
+        checks.CHECKS["ps1_softmax"].reference, per_case=True))
+    regrades.check_definition.cache_clear()
+    after = {g: regrades.check_hash(g, "cell", 1.0) for g in checks.CHECKS}
+    regrades.check_definition.cache_clear()
+    assert [g for g in before if before[g] != after[g]] == ["ps1_softmax"]
+    assert regrades.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
+
+
+def test_record_and_summary_in_a_real_sqlite_file(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    rows = [{"cell": "q1", "max_score": 2.0, "old_auto": None, "new_auto": 2.0, "manual": None,
+             "check_hash": "c1"},
+            {"cell": "q2", "max_score": 1.0, "old_auto": None, "new_auto": 0.0, "manual": None,
+             "check_hash": "c1"}]
+    assert regrades.record(url, "ps", "nb", "ann", "s1", rows) == []  # first grading
+    assert regrades.record(url, "ps", "nb", "bob", "s9", rows) == []
+    start = regrades.now()
+    again = [{**rows[0], "old_auto": 2.0, "new_auto": 1.0, "check_hash": "c2"},
+             {**rows[1], "old_auto": 0.0, "new_auto": 1.0, "manual": 0.5}]
+    changed = regrades.record(url, "ps", "nb", "ann", "s1", again)
+    assert [(r["cell"], r["changed"]) for r in changed] == [("q1", "check"), ("q2", "")]
+    up = [{**rows[1], "old_auto": 0.0, "new_auto": 1.0}]
+    assert [r["changed"] for r in regrades.record(url, "ps", "nb", "bob", "s10", up)] == [
+        "submission"]
+    found = regrades.changes(url, "ps", since=start)
+    text = regrades.summary(found)
+    assert text.startswith("2 students changed: 1 up, 1 down"), text
+    assert "1 cell kept a TA's manual score" in text and "ann/q2 (TA 0.5, auto 0 -> 1)" in text
+    tables = {r[0] for r in sqlite3.connect(tmp_path / "gradebook.db").execute(
+        "select name from sqlite_master where type='table'")}
+    assert tables == {"attnkit_regrade"}, "the audit touched a table other than its own"
+
+
+CHANGE_CHECK = '''
+# The instructor tightens ps1_softmax: the reference is now 1% larger (a deliberate change).
+import dataclasses as _dc
+from attnkit import checks as _checks
+_checks.CHECKS["ps1_softmax"] = _dc.replace(
+    _checks.CHECKS["ps1_softmax"], reference=lambda a, _ref=_checks.CHECKS["ps1_softmax"].reference:
+    _ref(a) * 1.01)
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.kernel
+def test_regrade_through_stock_and_kit_autograde(tmp_path: Path) -> None:
+    root = copy_course(tmp_path / "course")
+    run(["nbgrader", "generate_assignment", A, "--force"], root)
+    master, release = root / "source" / A / f"{A}.ipynb", root / "release" / A / f"{A}.ipynb"
+    students = ["aisha", "chen", "dara"]
+    for student in students:
+        out = root / "submitted" / student / A / f"{A}.ipynb"
+        out.parent.mkdir(parents=True)
+        nbformat.write(build_submission(master, release, SAMPLES[A][student]), out)
+    first = run(["nbgrader", "autograde", A], root)
+    assert "changed:" not in first.stdout
+    db = kit_course.db_url(root)
+    with Gradebook(db) as gb:  # a TA overrides aisha's softmax by hand
+        grade = gb.find_grade("ps1_softmax", A, A, "aisha")
+        grade.manual_score = 0.5
+        gb.db.commit()
+        softmax_points = grade.max_score
+
+    # chen resubmits with aisha's (correct) softmax; the instructor changes the softmax check
+    nb = build_submission(master, release, SAMPLES[A]["aisha"])
+    nbformat.write(nb, root / "submitted" / "chen" / A / f"{A}.ipynb")
+    config = root / "nbgrader_config.py"
+    original = config.read_text()
+    config.write_text(original + CHANGE_CHECK)
+    second = run(["nbgrader", "autograde", A, "--force"], root)
+    assert f"{A} regrade: " in second.stdout, second.stdout[-2000:]
+    summary = second.stdout.split(f"{A} regrade: ", 1)[1]
+    assert "students changed:" in summary and "down" in summary
+    assert "aisha/ps1_softmax (TA 0.5" in summary, summary
+    with Gradebook(db) as gb:
+        grade = gb.find_grade("ps1_softmax", A, A, "aisha")
+        assert grade.manual_score == 0.5 and grade.score == 0.5, "a TA's score was overwritten"
+        assert grade.needs_manual_grade
+    found = regrades.changes(db, A)
+    by_key = {(c.student, c.cell): c for c in found}
+    assert by_key[("dara", "ps1_softmax")].changed == "check"
+    assert by_key[("dara", "ps1_softmax")].new == 0 < by_key[("dara", "ps1_softmax")].old
+    assert by_key[("aisha", "ps1_softmax")].manual == 0.5
+    assert softmax_points == by_key[("dara", "ps1_softmax")].old
+    assert all(c.changed in ("check", "submission", "check+submission") for c in found)
+
+    # the instructor puts the check back; `attnkit autograde --force` regrades and summarises
+    config.write_text(original)
+    started = regrades.now()
+    third = run(["attnkit", "autograde", A, "--force", "--no-progress", "--workers", "2"], root)
+    assert "students changed:" in third.stdout and " up" in third.stdout, third.stdout
+    line = next(x for x in third.stdout.splitlines() if "students changed:" in x)
+    assert "0 up" not in line, line
+    assert len({c.run for c in regrades.changes(db, A, since=started)}) == 1, "one run, "\
+        "whichever worker graded"
+    latest = run(["attnkit", "regrades", A], root).stdout
+    assert line.split("regrade: ")[1] in latest, (line, latest)
+
+    run(["attnkit", "report", A], root)
+    page = (root / "reports" / A / "index.html").read_text()
+    assert 'id="regrades"' in page and "kept: 0.5, needs review" in page
+    run(["attnkit", "export", "regrades", "--assignment", A], root)
+    rows = list(csv.DictReader((root / "exports" / "regrades.csv").open()))
+    assert {r["student"] for r in rows} == set(students)
+    assert len({r["check_hash"] for r in rows if r["cell"] == "ps1_softmax"}) == 2
+
+
+def test_check_fingerprints_agree_across_processes() -> None:
+    """Grading workers are separate processes, with their own string-hash seeds."""
+    code = ("from attnkit.checks import CHECKS; from attnkit.review import regrades; "
+            "print(sorted((g, regrades.check_hash(g, '', 1.0)) for g in CHECKS))")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}) for seed in "12"]
+    seen = {proc.communicate(timeout=300)[0] for proc in procs}
+    assert all(proc.returncode == 0 for proc in procs) and "" not in seen
+    assert len(seen) == 1, "a check's fingerprint depends on the process"
+
+
+def _record_as_worker(args: tuple[str, str]) -> int:
+    url, student = args
+    rows = [{"cell": "q1", "max_score": 1.0, "old_auto": None, "new_auto": 1.0, "manual": None,
+             "check_hash": "c"}]
+    regrades.record(url, "ps", "nb", student, "s", rows)
+    regrades.record(url, "ps", "nb", student, "s2", [{**rows[0], "old_auto": 1.0,
+                                                       "new_auto": 0.0}])
+    return 1
+
+
+@pytest.mark.postgres
+def test_audit_in_a_real_postgres_gradebook_with_racing_workers(postgres: str) -> None:
+    """Grading workers on a shared PostgreSQL gradebook create the table at once and write."""
+    import multiprocessing
+
+    from sqlalchemy import create_engine, inspect
+
+    students = [f"s{i}" for i in range(8)]
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        assert sum(pool.map(_record_as_worker, [(postgres, s) for s in students])) == 8
+    found = regrades.changes(postgres, "ps")
+    assert sorted(c.student for c in found) == students
+    assert all(c.changed == "submission" for c in found)
+    assert regrades.summary(found).startswith("8 students changed: 0 up, 8 down")
+    tables = set(inspect(create_engine(postgres)).get_table_names())
+    assert "attnkit_regrade" in tables
