@@ -7,8 +7,10 @@ Left out of that run: tests marked ``root`` (they switch users themselves) and `
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -36,6 +38,7 @@ def instructor() -> Iterator[pwd.struct_passwd]:
             subprocess.run(["userdel", "--remove", INSTRUCTOR], capture_output=True)
 
 
+@pytest.mark.timeout(2400)  # the hostile suite, both paths, on 2 cores
 @pytest.mark.parametrize("module", ["test_sandbox.py", "test_hostile.py"])
 def test_suite_passes_as_an_ordinary_instructor(module: str, instructor: pwd.struct_passwd,
                                                 capsys: pytest.CaptureFixture) -> None:
@@ -46,8 +49,14 @@ def test_suite_passes_as_an_ordinary_instructor(module: str, instructor: pwd.str
            "--basetemp", str(home / f"pytest-{module}"), f"tests/{module}"]
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(home),
            "USER": INSTRUCTOR, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
-                            timeout=1800)
+    run = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = run.communicate(timeout=2100)
+    finally:  # on a timeout too: no grading process of the instructor outlives the test
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+    result = subprocess.CompletedProcess(cmd, run.returncode, stdout, stderr)
     lines = result.stdout.splitlines()
     with capsys.disabled():  # the hostile table and the summary, as the instructor saw them
         print(f"\n--- tests/{module} as {INSTRUCTOR} (uid {instructor.pw_uid}) ---")
