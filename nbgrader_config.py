@@ -27,7 +27,6 @@ from attnkit.preprocessors import (
     AddMarkSchemes,
     ClearHiddenTestsInTestCells,
     ClearMarkSchemes,
-    CompiledCheckCellMetadata,
     DropEmptyGradeMetadata,
     JudgeProbes,
     RequireRegisteredChecks,
@@ -36,6 +35,7 @@ from attnkit.preprocessors import (
     ScrubHiddenOutputs,
 )
 from attnkit.sanitize import NeutraliseActiveContent
+from attnkit.upstream.schema import CompiledCheckCellMetadata
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
 

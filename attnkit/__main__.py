@@ -3,7 +3,8 @@
 import gc
 import sys
 
-from attnkit.cluster import frozen_imports, grades_locally, start_worker_server
+from attnkit.cluster import frozen_imports, grades_locally
+from attnkit.upstream.workers import start_worker_server
 
 
 def run() -> int:

@@ -1,16 +1,15 @@
 """``attnkit``: the course kit's command line."""
-# ruff: noqa: E402 - the rfc3987_syntax switch must come before nbformat is imported
+# ruff: noqa: E402 - the lazy_iri hook must come before nbformat is imported
 
 from __future__ import annotations
 
-import sys
+from attnkit import upstream
 
-# jsonschema (imported by nbformat) compiles an IRI grammar at import when rfc3987_syntax is
-# installed: 2 s of CPU in every command, for a format check nbformat never makes.
-sys.modules.setdefault("rfc3987_syntax", None)
+upstream.skip_iri_grammar()
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
 
 from rich.console import Console

@@ -1,9 +1,8 @@
-"""The local Dask cluster that ``attnkit autograde`` grades on, and the server its workers
-fork from.
+"""The local Dask cluster that ``attnkit autograde`` grades on.
 
 This module imports only the standard library, so that the ``attnkit`` command can start
-that server (which imports the grader, about 1.5 s) before importing the grader itself:
-the two imports then run side by side on two cores.
+the server its workers fork from (``attnkit.upstream.workers``, which imports the grader,
+about 1.5 s) before importing the grader itself: the two imports then run side by side.
 """
 
 from __future__ import annotations
@@ -14,16 +13,9 @@ import logging
 import os
 from collections.abc import Iterator
 
-# The module the worker server imports once (Dask and the grader); every worker forks with
-# it loaded.
-WORKER_PRELOAD = ["attnkit.worker"]
+from attnkit.upstream import workers as worker_server
 
 LOCAL_CLUSTER_CONFIG = {
-    # Workers fork from a fresh single-threaded server that has imported the grader once (a
-    # spawned worker takes 3 s or more to import nbgrader). Not from the coordinator itself:
-    # a worker forked from a process with threads can block forever on a lock one of them held
-    # at fork time (a worker hung so in test_postgres: its event loop waited on a lock forever).
-    "distributed.worker.multiprocessing-method": "forkserver",
     # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
     # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
     "distributed.worker.profile.enabled": False,
@@ -65,24 +57,13 @@ def grades_locally(args: list[str]) -> bool:
         arg.startswith("--scheduler") for arg in args)
 
 
-def start_worker_server() -> None:
-    """Start this process's worker server (Python's forkserver, preloaded with the grader)
-    unless it runs already; return at once, while it imports."""
-    from multiprocessing import forkserver
-
-    forkserver.set_forkserver_preload(WORKER_PRELOAD)
-    forkserver.ensure_running()
-
-
 def local_cluster(workers: int):
     """A Dask cluster on this machine: ``workers`` processes running one task at a time."""
     import dask
     from distributed import LocalCluster
-    from distributed.utils import get_mp_context
-
-    with dask.config.set(LOCAL_CLUSTER_CONFIG):  # the nannies keep it for their workers
-        get_mp_context()  # Dask names its own preload the first time it is asked; then ours
-        start_worker_server()
+    # the nannies keep the config for their workers
+    with dask.config.set({**LOCAL_CLUSTER_CONFIG, **worker_server.dask_config()}):
+        worker_server.before_cluster()
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                             env=dict(os.environ),  # now, not when the server started
                             host="127.0.0.1", dashboard_address=None,  # no dashboard, and

@@ -1,13 +1,15 @@
-"""Warm sandboxed kernels: a root process that has imported the kernel's libraries once
-and forks one sandboxed kernel per request.
+"""Warm sandboxed kernels: a process that has imported the kernel's libraries once and
+forks one sandboxed kernel per request.
 
 A fresh sandboxed kernel spends about 2 s importing ipykernel, numpy and matplotlib
 before it runs the first line of a notebook. This server pays that once, then, for
 each request (a JSON line on stdin), forks::
 
-    outer   (our child)       unshare mount, pid, net, ipc and uts namespaces; wait
+    outer   (our child)       unshare mount, pid, net, ipc and uts namespaces (and the
+                              user namespace, unless we are root); wait
     init    (pid 1 inside)    build the root (the same mount plan as bubblewrap's),
-                              chroot, rlimits, drop to the kernel's uid; reap
+                              chroot, rlimits, drop to the kernel's uid (as root) or
+                              drop every capability (in a user namespace); reap
     kernel  (pid 2)           clean environment, then ipykernel on the connection file
 
 and answers with the outer pid (a JSON line on stdout). Killing the outer process
@@ -42,10 +44,13 @@ for _module in PRELOAD:
     importlib.import_module(_module)
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
+MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 16384, 1 << 18, 1 << 21, 1 << 24
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
 DEVICES = ("null", "zero", "full", "random", "urandom")
 LIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
           "fsize": resource.RLIMIT_FSIZE, "nproc": resource.RLIMIT_NPROC}
@@ -82,17 +87,29 @@ def _target(root: str, path: str, *, is_dir: bool) -> str:
     return target
 
 
-def _bind(source: str, target: str, writable: bool) -> None:
+def _kept_flags(source: str) -> int:
+    """The flags of the mount holding ``source`` that a bind of it must keep: in a user
+    namespace they are locked, and a remount that drops one fails (as in bubblewrap)."""
+    flag = os.statvfs(source).f_flag
+    kept = flag & (os.ST_RDONLY | os.ST_NOSUID | os.ST_NODEV | os.ST_NOEXEC)  # = MS_ bits
+    if flag & os.ST_NOATIME:
+        return kept | MS_NOATIME
+    if flag & os.ST_RELATIME:
+        return kept | MS_RELATIME | (MS_NODIRATIME if flag & os.ST_NODIRATIME else 0)
+    return kept | MS_STRICTATIME | (MS_NODIRATIME if flag & os.ST_NODIRATIME else 0)
+
+
+def _bind(source: str, target: str, writable: bool, *, device: bool = False) -> None:
     _mount(source, target, None, MS_BIND)
-    _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV
-           | (0 if writable else MS_RDONLY))
+    _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | _kept_flags(source)
+           | (0 if device else MS_NODEV) | (0 if writable else MS_RDONLY))
 
 
 def _dev(target: str) -> None:
     """A minimal /dev: the harmless devices, a shared-memory tmpfs, the fd links."""
     _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k")
     for name in DEVICES:
-        _bind(f"/dev/{name}", _target(target, f"/{name}", is_dir=False), True)
+        _bind(f"/dev/{name}", _target(target, f"/{name}", is_dir=False), True, device=True)
     _mount("tmpfs", _target(target, "/shm", is_dir=True), "tmpfs", MS_NOSUID | MS_NODEV,
            "mode=1777,size=16m")
     for index, name in enumerate(("stdin", "stdout", "stderr")):
@@ -139,15 +156,37 @@ def _enter(request: dict, outer_alive: int) -> None:
     for name, value in request["limits"].items():
         resource.setrlimit(LIMITS[name], (value, value))
     uid = request["uid"]
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)  # all three non-zero: every capability is dropped
+    if uid is None:  # in our own user namespace: keep the uid, give up every capability
+        _drop_capabilities()
+    else:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)  # all three non-zero: every capability is dropped
     _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # /proc/self readable, as after an exec
     _die_with_parent()  # again: changing uid cleared it
     if select.select([outer_alive], [], [], 0)[0]:  # the outer died before that: so do we
         raise RuntimeError("the kernel was stopped while it started")
     os.close(outer_alive)
+
+
+def _drop_capabilities() -> None:
+    """Empty the bounding, ambient, effective, permitted and inheritable sets: the caps a
+    new user namespace grants would otherwise let the kernel undo its mounts or chroot."""
+    _call("prctl", PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    cap = 0
+    while _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:  # EINVAL past the last one
+        cap += 1
+    header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)
+    _call("capset", header, (ctypes.c_uint32 * 6)())
+
+
+def _enter_user_namespace(uid: int, gid: int) -> None:
+    """Map our own uid and gid, and nothing else, into the user namespace we just made."""
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as mapping:
+            mapping.write(text)
 
 
 def _run_kernel(request: dict) -> None:
@@ -197,8 +236,13 @@ def _outer(request: dict, report: int) -> int:
     os.dup2(log, 2)
     os.dup2(report, 3)
     os.closerange(4, os.sysconf("SC_OPEN_MAX"))
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    own = request["uid"] is None  # not root: the namespaces need a user namespace of ours
+    uid, gid = os.geteuid(), os.getegid()
     try:
-        _call("unshare", CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+        _call("unshare", flags | (CLONE_NEWUSER if own else 0))
+        if own:
+            _enter_user_namespace(uid, gid)
     except OSError:
         os.write(3, traceback.format_exc(limit=1).encode())
         return SETUP_FAILED

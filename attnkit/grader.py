@@ -16,7 +16,7 @@ gradebook is skipped unless ``force``; every other one ends either graded (its
 grades in the gradebook and its autograded notebook on disk) or failed with a
 reason, its log kept in ``.attnkit/autograde/ASSIGNMENT/STUDENT.log``.
 """
-# ruff: noqa: E402 - third-party imports follow the rfc3987_syntax switch below
+# ruff: noqa: E402 - third-party imports follow the lazy_iri hook below
 
 from __future__ import annotations
 
@@ -28,10 +28,8 @@ import hashlib
 import json
 import logging
 import os
-import queue
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,16 +40,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# jsonschema, imported by nbformat, compiles an IRI grammar at import when rfc3987_syntax is
-# installed: about 2 s of CPU in every grading process, for a format check nbformat never
-# makes. Only the "iri" formats of jsonschema go unchecked in this process.
-sys.modules.setdefault("rfc3987_syntax", None)
+from attnkit import upstream
+
+upstream.skip_iri_grammar()  # before nbformat is imported
 
 import nbformat
-import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-from nbconvert.exporters import NotebookExporter
 from nbformat.validator import MissingIDFieldWarning
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
@@ -66,12 +60,11 @@ from traitlets.utils.importstring import import_item
 from attnkit import intake, sandbox
 from attnkit.cluster import default_workers, local_cluster
 from attnkit.course import load_config
-from attnkit.gradebook import shared_engine
+from attnkit.upstream.execution import GradingExporter, KernelStart, PromptClient
+from attnkit.upstream.gradebook import shared_engine
 
 KERNEL_ENV = "ATTNKIT_KERNEL"
 STATE_DIR = Path(".attnkit") / "autograde"
-KERNEL_START_ATTEMPTS = 3
-TRANSIENT_START_ERRORS = (RuntimeError, TimeoutError, OSError, zmq.ZMQError)
 
 log = logging.getLogger(__name__)
 
@@ -115,74 +108,6 @@ class Outcome:
 
 # -- configuration ---------------------------------------------------------------------------
 
-class KernelStart:
-    """Mixin for nbgrader's ``Execute``: a kernel that fails to start is started again, and
-    its stdout (startup banners, stray prints) does not reach the terminal."""
-
-    def start_new_kernel(self, **kwargs) -> None:
-        kwargs = {"stdout": subprocess.DEVNULL, **kwargs}
-        for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
-            try:
-                super().start_new_kernel(**kwargs)
-                super().start_new_kernel_client()
-                return
-            except TRANSIENT_START_ERRORS as error:
-                if attempt == KERNEL_START_ATTEMPTS:
-                    raise
-                self.log.warning("Kernel failed to start (%s: %s); attempt %d of %d",
-                                 type(error).__name__, error, attempt + 1, KERNEL_START_ATTEMPTS)
-                if self.km is not None:
-                    with contextlib.suppress(Exception):
-                        self._cleanup_kernel()
-                time.sleep(attempt)
-                self.km = self.create_kernel_manager()
-
-
-class PromptClient(AsyncKernelClient):
-    """A kernel client that is ready as soon as the kernel answers ``kernel_info`` with its
-    IOPub connected. jupyter_client then also waits for IOPub to stay silent for 0.2 s, idle
-    time on every notebook; nbclient ignores IOPub messages that answer other requests."""
-
-    def start_channels(self, *args, **kwargs) -> None:
-        # The kernel binds its sockets about 0.1 s after launch: retry the connection every
-        # 10 ms rather than ZMQ's 100 ms.
-        self.context.setsockopt(zmq.RECONNECT_IVL, 10)
-        super().start_channels(*args, **kwargs)
-
-    async def wait_for_ready(self, timeout: float | None = None) -> None:
-        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
-        while True:
-            self.kernel_info()
-            with contextlib.suppress(queue.Empty):
-                reply = await self.shell_channel.get_msg(timeout=1)
-                if reply["msg_type"] == "kernel_info_reply":
-                    await self.iopub_channel.get_msg(timeout=0.2)  # IOPub is connected
-                    self._handle_kernel_info_reply(reply)
-                    return
-            if not await self._async_is_alive():
-                raise RuntimeError("Kernel died before replying to kernel_info")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
-
-
-class GradingExporter(NotebookExporter):
-    """nbconvert's notebook exporter, validating the notebook once after the last
-    preprocessor instead of after every one (about 15 schema checks per pass)."""
-
-    def _validate_preprocessor(self, nbc: nbformat.NotebookNode, preprocessor: object) -> None:
-        pass
-
-    def _preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
-        nb, resources = super()._preprocess(nb, resources)
-        try:
-            nbformat.validate(nb, relax_add_props=True)
-        except nbformat.ValidationError:
-            self.log.error("Notebook is invalid after the preprocessors %s",
-                           [type(p).__name__ for p in self._preprocessors])
-            raise
-        return nb, resources
-
-
 def _pipeline(config: Config) -> list[type]:
     """The classes of ``Autograde.autograde_preprocessors``."""
     if "autograde_preprocessors" in config.Autograde:
@@ -200,14 +125,16 @@ def pipeline_config(config: Config, kernel: str | None) -> Config:
     classes = []
     for cls in _pipeline(config):
         if issubclass(cls, Execute):
-            cls = type(f"Grading{cls.__name__}", (KernelStart, cls),
-                       {"__module__": __name__, "__doc__": cls.__doc__})
+            if upstream.enabled("kernel_retry"):
+                cls = type(f"Grading{cls.__name__}", (KernelStart, cls),
+                           {"__module__": __name__, "__doc__": cls.__doc__})
             extra[cls.__name__] = Config(shutdown_kernel="immediate")
             if kernel:
                 extra[cls.__name__].kernel_name = kernel
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
-    extra.Autograde.exporter_class = GradingExporter
+    if upstream.enabled("validate_once"):
+        extra.Autograde.exporter_class = GradingExporter
     extra.Autograde.pre_convert_hook = None  # the coordinator has run intake already
     extra.merge(kernel_start_config(config))
     return extra
@@ -217,9 +144,10 @@ def kernel_start_config(config: Config) -> Config:
     """How the kit starts kernels: a prompt client and, unless the course turns it off,
     sandboxed kernels forked warm."""
     extra = Config()
-    extra.AsyncKernelManager.client_factory = PromptClient
+    if upstream.enabled("prompt_client"):
+        extra.AsyncKernelManager.client_factory = PromptClient
     if "warm_start" not in config.SandboxProvisioner:
-        extra.SandboxProvisioner.warm_start = True
+        extra.SandboxProvisioner.warm_start = upstream.enabled("warm_kernels")
     return extra
 
 
@@ -430,9 +358,7 @@ def preflight(config: Config, kernel: str | None) -> str:
         problem = sandbox.check_sandbox()
         if problem:
             raise GradingError(f"the sandboxed grading kernel {name!r} cannot start: {problem}. "
-                               f"Nothing was graded. Remedy: run `make env` as root (it installs "
-                               f"the Debian packages bubblewrap and util-linux). "
-                               f"{sandbox.OPT_OUT_HINT}")
+                               f"Nothing was graded. {sandbox.OPT_OUT_HINT}")
     return name
 
 

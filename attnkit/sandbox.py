@@ -1,17 +1,23 @@
-"""Run grading kernels inside a bubblewrap sandbox, one unprivileged uid per kernel.
+"""Run grading kernels inside a bubblewrap sandbox, as root or as an ordinary instructor.
 
 ``SandboxProvisioner`` is a jupyter_client kernel provisioner (kernel.json
 ``metadata.kernel_provisioner``) that starts the kernel as::
 
-    prlimit <limits> -- setpriv --reuid=U ... -- bwrap <namespaces and binds> -- python ...
+    [setpriv --reuid=U ... --]  bwrap <namespaces and binds> -- prlimit <limits> -- python ...
 
 The kernel sees read-only ``/usr``, ``/etc`` and the Python environment
 (``sys.prefix``), a private copy of ``attnkit``'s kernel-side modules (``probe``,
 ``cases``), a scratch copy of the ``cwd`` it was started with (an empty dir if
 none) as ``/home/student``, a private ``/tmp``, and no network. The client must
 use ZMQ ipc transport: the sockets live in a per-kernel directory bound into the
-sandbox. Each running kernel holds its own uid from a range, so the process
-limit of one kernel cannot starve another.
+sandbox.
+
+Isolation comes from what is mounted, so it holds for any grader. Started by root,
+each kernel also runs as its own uid from a range (``setpriv``); started by an
+ordinary user (an instructor on JupyterHub), it keeps that user's uid, mapped into
+its own user namespace. Either way the limits are set inside the kernel's own user
+namespace, where the kernel's processes are counted apart from the grader's: a fork
+bomb stops at ``process_limit`` without touching the instructor's other processes.
 """
 
 from __future__ import annotations
@@ -85,26 +91,40 @@ def _bwrap(plan: list[list]) -> list[str]:
     return args
 
 
+def privileged() -> bool:
+    """True if kernels can be given uids of their own (we are root)."""
+    return os.geteuid() == 0
+
+
+USERNS_REMEDY = (
+    "The sandbox needs unprivileged user namespaces. Ask an administrator to enable them: "
+    "`sysctl -w user.max_user_namespaces=15000` (on Ubuntu 23.10 and later also "
+    "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; on Debian 10 and older "
+    "`sysctl -w kernel.unprivileged_userns_clone=1`), made permanent in /etc/sysctl.d/; "
+    "or grade as root")
+
+
 def check_sandbox() -> str | None:
-    """Why sandboxed kernels cannot start on this machine, or None if they can."""
+    """Why sandboxed kernels cannot start for this user on this machine, and the remedy;
+    None if they can."""
     missing = [name for name in ("bwrap", "prlimit", "setpriv") if shutil.which(name) is None]
     if missing:
-        return (f"{', '.join(missing)} not found on PATH "
-                "(Debian packages: bubblewrap, util-linux)")
-    if os.geteuid() != 0:
-        return "sandboxed kernels must be started by root, to switch them to unprivileged uids"
-    probe = [_tool("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-             *_bwrap(mount_plan()), "--", sys.executable, "-c", "pass"]
+        return (f"{', '.join(missing)} not found on PATH. Remedy: install the Debian packages "
+                "bubblewrap and util-linux (`make env` as root does it)")
+    drop = [_tool("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    probe = [*(drop if privileged() else []), *_bwrap(mount_plan()), "--", sys.executable,
+             "-c", "pass"]
     try:
         result = subprocess.run(probe, capture_output=True, text=True, timeout=30, env={})
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bubblewrap could not run: {error}"
-    if result.returncode != 0:
-        return (f"bubblewrap could not run {sys.executable} as an unprivileged user: "
-                f"{result.stderr.strip() or f'exit code {result.returncode}'} "
-                "(are unprivileged user namespaces enabled, and is the environment "
-                "outside /root and world-readable?)")
-    return None
+    if result.returncode == 0:
+        return None
+    error = result.stderr.strip() or f"exit code {result.returncode}"
+    if "namespace" in error:
+        return f"bubblewrap could not create its namespaces ({error}). {USERNS_REMEDY}"
+    return (f"bubblewrap could not run {sys.executable} as an unprivileged user: {error} "
+            "(is the environment outside /root and readable by every user?)")
 
 
 def opted_out(config: Any = None) -> bool:
@@ -160,10 +180,16 @@ def _ensure_private_dir(path: Path) -> None:
         raise RuntimeError(f"{path} must be a directory owned by uid {os.geteuid()}, mode 0700")
 
 
-def _copy_tree(src: Path, dst: Path, uid: int, budget: list[int]) -> None:
+def _chown(path: Path, uid: int | None) -> None:
+    """Give ``path`` (never a link's target) to ``uid``; None leaves it ours."""
+    if uid is not None:
+        os.chown(path, uid, uid, follow_symlinks=False)
+
+
+def _copy_tree(src: Path, dst: Path, uid: int | None, budget: list[int]) -> None:
     """Copy regular files and dirs (symlinks as links, never followed) owned by ``uid``."""
     dst.mkdir(mode=0o700)
-    os.chown(dst, uid, uid)
+    _chown(dst, uid)
     for entry in os.scandir(src):
         target = dst / entry.name
         if entry.is_symlink():
@@ -178,7 +204,7 @@ def _copy_tree(src: Path, dst: Path, uid: int, budget: list[int]) -> None:
             shutil.copyfile(entry.path, target, follow_symlinks=False)
         else:
             continue  # sockets, fifos, devices
-        os.chown(target, uid, uid, follow_symlinks=False)
+        _chown(target, uid)
 
 
 class Box:
@@ -192,12 +218,13 @@ class Box:
         self.connection_file = self.root / "kernel.json"
         self.sockets.mkdir(mode=0o700)
 
-    def fill(self, cwd: str | None, uid: int, copy_limit: int) -> None:
-        """Hand the socket dir to ``uid``; copy the working dir (if any) and kernel modules."""
-        os.chown(self.sockets, uid, uid)
+    def fill(self, cwd: str | None, uid: int | None, copy_limit: int) -> None:
+        """Hand the socket dir to ``uid`` (None: the kernel keeps ours); copy the working
+        dir (if any) and the kernel modules."""
+        _chown(self.sockets, uid)
         if cwd is None:  # never copy the grader's own cwd (it may be the course root)
             self.work.mkdir(mode=0o700)
-            os.chown(self.work, uid, uid)
+            _chown(self.work, uid)
         else:
             _copy_tree(Path(cwd), self.work, uid, [copy_limit])
         package = self.lib / "attnkit"
@@ -269,7 +296,8 @@ class Forkserver:
 
 class ForkedKernel:
     """A Popen-like handle on a kernel forked by the forkserver (not our child, so it is
-    watched through a pidfd; its exit code is not ours to read)."""
+    watched through a pidfd; its exit code is not ours to read). Hook ``warm_kernels`` of
+    ``attnkit.upstream``: LocalProvisioner drives it as if it were its own Popen."""
 
     stdin = stdout = stderr = None
     EXITED = -1  # the code reported for a kernel that has exited
@@ -327,15 +355,17 @@ class SandboxProvisioner(LocalProvisioner):
     memory_limit = Integer(4 << 30, help="Address space in bytes (RLIMIT_AS)").tag(config=True)
     file_size_limit = Integer(64 << 20, help="Largest file in bytes (RLIMIT_FSIZE)").tag(
         config=True)
-    process_limit = Integer(256, help="Processes and threads of the kernel's uid (RLIMIT_NPROC)"
-                            ).tag(config=True)
+    process_limit = Integer(256, help="Processes and threads of the kernel (RLIMIT_NPROC, "
+                            "counted in the kernel's own user namespace)").tag(config=True)
     tmp_size = Integer(256 << 20, help="Size in bytes of the private /tmp tmpfs").tag(config=True)
     work_copy_limit = Integer(256 << 20, help="Most bytes copied from the kernel's cwd").tag(
         config=True)
-    uid_min = Integer(62000, help="First uid handed to sandboxed kernels").tag(config=True)
-    uid_max = Integer(62999, help="Last uid handed to sandboxed kernels").tag(config=True)
-    lock_dir = Unicode("/tmp/attnkit-uids", help="Root-only dir of per-uid lock files").tag(
-        config=True)
+    uid_min = Integer(62000, help="First uid handed to sandboxed kernels (grading as root)"
+                      ).tag(config=True)
+    uid_max = Integer(62999, help="Last uid handed to sandboxed kernels (grading as root)"
+                      ).tag(config=True)
+    lock_dir = Unicode("/tmp/attnkit-uids", help="Root-only dir of per-uid lock files "
+                       "(grading as root)").tag(config=True)
     warm_start = Bool(False, help="Fork kernels from a server that has imported ipykernel, "
                       "numpy and matplotlib once (same sandbox, built by the server instead "
                       "of bubblewrap); ~1.5 s less per kernel").tag(config=True)
@@ -344,7 +374,8 @@ class SandboxProvisioner(LocalProvisioner):
 
     _verified = False  # class-wide: check_sandbox passed once in this process
     _box: Box | None = None
-    _lease: UidLease | None = None
+    _sandboxed = False
+    _lease: UidLease | None = None  # the kernel's own uid, when we are root
     _warm: dict[str, Any] | None = None  # the forkserver request, when warm_start
 
     def _use_sandbox(self) -> bool:
@@ -371,10 +402,10 @@ class SandboxProvisioner(LocalProvisioner):
             if km.transport == "ipc":
                 self._start_box(kwargs.get("cwd"), sandboxed)
         kwargs = await super().pre_launch(**kwargs)
-        if self._lease is None:
+        if not self._sandboxed:
             return kwargs
         assert self._box is not None
-        os.chown(self._box.connection_file, self._lease.uid, self._lease.uid)
+        _chown(self._box.connection_file, self._uid)
         if self.warm_start:
             self._warm = self._request(kwargs["env"])
             return kwargs
@@ -387,37 +418,47 @@ class SandboxProvisioner(LocalProvisioner):
         """Create the kernel's private dir (and claim a uid); point the ipc sockets there."""
         box = Box()
         try:
-            if sandboxed:
+            if sandboxed and privileged():
                 self._lease = UidLease(self.lock_dir, range(self.uid_min, self.uid_max + 1))
-                box.fill(cwd, self._lease.uid, self.work_copy_limit)
+            if sandboxed:
+                box.fill(cwd, self._uid, self.work_copy_limit)
         except BaseException:
             box.remove()
             if self._lease is not None:
                 self._lease.release()
                 self._lease = None
             raise
-        self._box = box
+        self._box, self._sandboxed = box, sandboxed
         self.parent.connection_file = str(box.connection_file)
         self.parent.ip = str(box.sockets / "k")
 
+    @property
+    def _uid(self) -> int | None:
+        """The kernel's own uid (root grades), or None: it keeps the grader's."""
+        return None if self._lease is None else self._lease.uid
+
     def _wrap(self, cmd: list[str], parent_env: Mapping[str, str]) -> list[str]:
-        """The kernel command wrapped in limits, a uid switch and bubblewrap."""
-        assert self._box is not None and self._lease is not None
-        uid = self._lease.uid
+        """The kernel command wrapped in a uid switch (as root), bubblewrap and limits.
+
+        The limits are set inside the sandbox's user namespace, where RLIMIT_NPROC counts
+        the kernel's processes only (set outside, it would count all of the grader's)."""
+        assert self._box is not None
+        uid = self._uid
+        drop = [] if uid is None else [
+            _tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         limits = [_tool("prlimit"), *(f"--{k}={v}" for k, v in self._limits().items()), "--"]
-        drop = [_tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         env = [a for k, v in _kernel_env(parent_env).items() for a in ("--setenv", k, v)]
-        return [*limits, *drop, *_bwrap(mount_plan(self.tmp_size) + self._box.plan()),
+        return [*drop, *_bwrap(mount_plan(self.tmp_size) + self._box.plan()),
                 "--remount-ro", "/", "--remount-ro", "/dev",
-                "--chdir", WORK_DIR, *env, "--", *cmd]
+                "--chdir", WORK_DIR, *env, "--", *limits, *cmd]
 
     def _request(self, parent_env: Mapping[str, str]) -> dict[str, Any]:
         """What the forkserver needs to build this kernel's sandbox (see ``_wrap``)."""
-        assert self._box is not None and self._lease is not None
+        assert self._box is not None
         root = self._box.root / "root"
         root.mkdir(mode=0o700, exist_ok=True)
         return {"root": str(root), "plan": mount_plan(self.tmp_size) + self._box.plan(),
-                "cwd": WORK_DIR, "uid": self._lease.uid, "env": _kernel_env(parent_env),
+                "cwd": WORK_DIR, "uid": self._uid, "env": _kernel_env(parent_env),
                 "path": [LIB_DIR], "connection_file": str(self._box.connection_file),
                 "log": str(self._box.root / "kernel.log"), "limits": self._limits()}
 
@@ -450,7 +491,7 @@ class SandboxProvisioner(LocalProvisioner):
             return
         if self._box is not None:
             self._box.remove()
-            self._box = None
+            self._box, self._sandboxed = None, False
         if self._lease is not None:
             self._lease.release()
             self._lease = None

@@ -1,5 +1,5 @@
 """What every local grading worker forks with: the worker server (Python's forkserver,
-``attnkit.cluster.start_worker_server``) imports this module once."""
+``attnkit.upstream.workers.start_worker_server``) imports this module once."""
 
 from attnkit.cluster import frozen_imports
 

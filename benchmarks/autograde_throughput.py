@@ -13,6 +13,10 @@ across the assignments under source/, in a scratch copy of the course, then time
 It prints notebooks/s, the kit/stock and kit/floor ratios, the machine's CPU seconds per
 notebook and the peak RSS of each command's process tree, then where one notebook's time
 goes, stock pipeline against the kit's. ``--scaling`` times the kit alone for K = 25 ... 400.
+``--as-user USER`` (as root) then runs the same benchmark again as that ordinary user, whose
+kernels are sandboxed without root, and prints both modes' ratios side by side. ``--hooks``
+times the kit alone with every private hook of ``attnkit.upstream`` on, with none (the stock
+pipeline on the kit's Dask workers), and with each one off, to show what each buys.
 
     .venv/bin/python benchmarks/autograde_throughput.py -k 40 --kernel python3
 """
@@ -24,6 +28,7 @@ import asyncio
 import contextlib
 import functools
 import os
+import pwd
 import random
 import re
 import shutil
@@ -51,7 +56,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import is_solution
 from traitlets.config import Config
 
-from attnkit import cluster, grader
+from attnkit import cluster, grader, upstream
 from attnkit.probe import SEED_ENV
 
 REPO = Path(__file__).resolve().parents[1]
@@ -179,9 +184,47 @@ def stock(root: Path, assignments: list[str], kernel: str) -> None:
                  f"--Execute.kernel_name={kernel}"], root)
 
 
-def kit(root: Path, assignments: list[str], kernel: str, workers: int) -> None:
-    command([sys.executable, "-m", "attnkit", "autograde", *assignments, "--kernel", kernel,
-             "--workers", str(workers), "--no-progress"], root)
+def kit(root: Path, assignments: list[str], kernel: str, workers: int,
+        hooks: str = "all") -> None:
+    with patched_env({upstream.SWITCH: hooks}):
+        command([sys.executable, "-m", "attnkit", "autograde", *assignments, "--kernel", kernel,
+                 "--workers", str(workers), "--no-progress"], root)
+
+
+@contextlib.contextmanager
+def patched_env(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name)
+            else:
+                os.environ[name] = value
+
+
+def hooks_table(base: Path, assignments: list[str], args: argparse.Namespace) -> str:
+    """The kit's time with all hooks, none, and each one off; what each hook buys."""
+    switches = ["all", "none", *(f"all,-{name}" for name in upstream.HOOKS)]
+    rows = {}
+    for number, switch in enumerate(switches):
+        root = scratch_course(base, f"hooks{number}", assignments, args.submissions)
+        rows[switch] = measure(f"kit {switch}", args.submissions,
+                               lambda r=root, s=switch: kit(r, assignments, args.kernel,
+                                                            args.workers, s))
+        shutil.rmtree(root)
+    every = rows["all"]["seconds"]
+    lines = [f"{'ATTNKIT_HOOKS':28} {'seconds':>8} {'nb/s':>6} {'vs all':>7}  what the hook buys"]
+    for switch, row in rows.items():
+        name = switch.removeprefix("all,-")
+        buys = upstream.HOOKS[name].buys if name in upstream.HOOKS else (
+            "every hook" if switch == "all" else "no hook: the stock pipeline on Dask")
+        lines.append(f"{switch:28} {row['seconds']:8.1f} {row['notebooks'] / row['seconds']:6.2f} "
+                     f"{row['seconds'] / every:6.2f}x  {buys[:70]}")
+    lines.append("vs all: time / time with every hook (above 1: turning it off costs that much)")
+    return "\n".join(lines)
 
 
 def floor(notebooks: list[Path], kernel: str, parallel: int = 1, warm: bool = True) -> None:
@@ -350,6 +393,39 @@ def breakdown_table(stock_phases: dict[str, float], kit_phases: dict[str, float]
     return "\n".join(lines)
 
 
+RATIOS = re.compile(r"kit/stock = ([\d.]+)x.*?floor/kit = ([\d.]+)x")
+
+
+def both_modes(user: str) -> int:
+    """This benchmark as root, then as ``user``, each printed; then their ratios."""
+    assert os.geteuid() == 0, "--as-user needs root (it switches to that user)"
+    rest = " ".join(sys.argv[1:]).replace(f"--as-user={user}", "").replace(
+        f"--as-user {user}", "").split()
+    account = pwd.getpwnam(user)
+    modes = {"root (a uid per kernel)": [],
+             f"{user} (uid {account.pw_uid}, user namespaces)": [
+                 "setpriv", f"--reuid={account.pw_uid}", f"--regid={account.pw_gid}",
+                 "--init-groups", "--"]}
+    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
+    found = {}
+    for mode, prefix in modes.items():
+        print(f"\n=== sandbox mode: {mode} ===", flush=True)
+        home = {"HOME": account.pw_dir if prefix else os.environ.get("HOME", "/root")}
+        result = subprocess.run([*prefix, sys.executable, str(Path(__file__).resolve()), *rest],
+                                env={**env, **home}, stdout=subprocess.PIPE, text=True,
+                                cwd="/")
+        print(result.stdout, end="", flush=True)
+        if result.returncode != 0:
+            return result.returncode
+        found[mode] = RATIOS.search(result.stdout.replace("\n", " "))
+    print("\nboth sandbox modes, measured in this run:")
+    for mode, match in found.items():
+        assert match is not None, f"no ratios in the output of {mode}"
+        print(f"  {mode:45} kit/stock = {match[1]}x (target >= 4)   "
+              f"floor/kit = {match[2]}x (target <= 1.5)")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-k", "--submissions", type=int, default=100, help="K (default 100)")
@@ -367,8 +443,16 @@ def main() -> int:
     parser.add_argument("--scaling", action="store_true",
                         help="only time the kit for K = --sizes")
     parser.add_argument("--sizes", default="25,50,100,200,400")
+    parser.add_argument("--hooks", action="store_true",
+                        help="only time the kit with all, none and each of attnkit.upstream's "
+                             "hooks off")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    parser.add_argument("--as-user", metavar="USER",
+                        help="as root: then run it all again as this ordinary user (the "
+                             "sandbox without root) and compare the two modes")
     args = parser.parse_args()
+    if args.as_user:
+        return both_modes(args.as_user)
 
     warnings.filterwarnings("ignore", category=MissingIDFieldWarning)  # nbformat's noise
     os.environ.pop("ATTNKIT_DB_URL", None)  # the scratch course grades into its own SQLite
@@ -378,6 +462,9 @@ def main() -> int:
         assignments = template(base, args.assignments)
         print(f"assignments: {', '.join(assignments)}; kernel {args.kernel}; "
               f"{args.workers} kit workers on {cluster.default_workers()} cores", flush=True)
+        if args.hooks:
+            print(hooks_table(base, assignments, args))
+            return 0
         if args.scaling:
             print(f"{'K':>5} {'seconds':>8} {'nb/s':>6} {'s/nb':>6}")
             for size in map(int, args.sizes.split(",")):

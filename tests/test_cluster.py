@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from attnkit.cluster import frozen_imports, grades_locally, start_worker_server
+from attnkit.cluster import frozen_imports, grades_locally
+from attnkit.upstream.workers import start_worker_server
 
 
 @pytest.mark.parametrize(("args", "expected"), [

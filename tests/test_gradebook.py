@@ -26,7 +26,7 @@ from pg_fixture import (  # noqa: E402
 )
 
 from attnkit.course import load_config  # noqa: E402
-from attnkit.gradebook import shared_engine  # noqa: E402
+from attnkit.upstream.gradebook import shared_engine  # noqa: E402
 
 pytest_plugins = ["pg_fixture"]
 

@@ -14,12 +14,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import nbformat
 import pytest
 from conftest import copy_course
 from distributed import Client
-from nbconvert.exporters import NotebookExporter
-from nbconvert.preprocessors import Preprocessor
 from nbgrader.api import Gradebook
 
 pytest.register_assert_rewrite("pg_fixture")  # its fixtures are loaded as a plugin below
@@ -93,42 +90,6 @@ def totals(grades: dict[tuple[str, str], float | None]) -> dict[str, float]:
 def autograded(course: Path, student: str) -> Path:
     """A student's autograded ps1 notebook."""
     return course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-
-
-class Unchanged(Preprocessor):
-    """Leaves the notebook as it is."""
-
-    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
-        return nb, resources
-
-
-class Invalid(Preprocessor):
-    """Makes the notebook invalid: a cell's source that is not text."""
-
-    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
-        nb.cells[0].source = 5
-        return nb, resources
-
-
-def test_grading_exporter_validates_once_and_still_refuses_an_invalid_notebook(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    validate = nbformat.validate
-    monkeypatch.setattr(nbformat, "validate",
-                        lambda nb, *args, **kwargs: calls.append(1) or validate(nb, *args,
-                                                                                **kwargs))
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
-    counted, steps = {}, 0
-    for exporter_class in (NotebookExporter, grader.GradingExporter):
-        calls.clear()
-        exporter = exporter_class(preprocessors=[Unchanged] * 4)
-        output, _ = exporter.from_notebook_node(nb)
-        counted[exporter_class], steps = len(calls), len(exporter._preprocessors)
-        assert nbformat.reads(output, 4).cells[0].source == "1 + 1"
-    assert steps >= 4  # nbconvert's defaults (disabled) and the four above
-    assert counted == {NotebookExporter: steps + 1, grader.GradingExporter: 1 + 1}  # + writing
-    with pytest.raises(nbformat.ValidationError):
-        grader.GradingExporter(preprocessors=[Invalid, Unchanged]).from_notebook_node(nb)
 
 
 @pytest.mark.parametrize("kernel", [KERNEL, SANDBOX])

@@ -14,12 +14,11 @@ from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests
 
 from attnkit.preprocessors import (
     ClearHiddenTestsInTestCells,
-    CompiledCheckCellMetadata,
-    CompiledMetadataValidator,
     ScrubHiddenOutputs,
     course_salt,
     grading_seed,
 )
+from attnkit.upstream.schema import CompiledCheckCellMetadata, CompiledMetadataValidator
 
 SOURCE = Path(__file__).resolve().parents[1] / "source"
 MASTERS = sorted(SOURCE.glob("*/*.ipynb"))

@@ -1,7 +1,8 @@
-"""The kernel sandbox, tested with real kernels (needs root, bwrap, user namespaces).
+"""The kernel sandbox, tested with real kernels (needs bwrap and user namespaces).
 
 Every test that starts kernels runs twice: kernels started by bubblewrap, and warm kernels
-forked by the forkserver (``warm_start``), which must give the same guarantees."""
+forked by the forkserver (``warm_start``), which must give the same guarantees. The whole
+module runs as root and, through tests/test_unprivileged.py, as an ordinary instructor."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +25,13 @@ from jupyter_client import BlockingKernelClient, KernelManager
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from attnkit.sandbox import KERNEL_NAME, PROVISIONER_NAME, check_sandbox, install_kernelspec
+from attnkit.sandbox import (
+    KERNEL_NAME,
+    PROVISIONER_NAME,
+    check_sandbox,
+    install_kernelspec,
+    privileged,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.kernel
@@ -141,7 +149,11 @@ def test_environment_and_limits(box: BlockingKernelClient) -> None:
     assert env["ATTNKIT_SEED"] == "1234"
     assert env["HOME"] == value(box, "os.getcwd()") == "/home/student"
     uid = value(box, "os.getuid()")
-    assert uid != 0 and 62000 <= uid <= 62999
+    if privileged():  # a uid of its own; otherwise the instructor's, in its own namespace
+        assert 62000 <= uid <= 62999
+    else:
+        assert uid == os.getuid() and value(box, "os.readlink('/proc/self/ns/user')") != \
+            os.readlink("/proc/self/ns/user")
     limits = value(box, "[__import__('resource').getrlimit(getattr(__import__('resource'), n))"
                         " for n in ('RLIMIT_CPU', 'RLIMIT_AS', 'RLIMIT_FSIZE', 'RLIMIT_NPROC')]")
     assert limits == [[120, 120], [4 << 30, 4 << 30], [64 << 20, 64 << 20], [256, 256]]
@@ -158,7 +170,7 @@ def test_no_network(box: BlockingKernelClient) -> None:
 def test_filesystem(box: BlockingKernelClient, submission: Path) -> None:
     assert value(box, "open('data.txt').read()") == "student data"
     assert value(box, "sorted(os.listdir('.'))") == [".ipython", "data.txt", "leak.py"]
-    for path in (REPO / "source", "/root", submission):
+    for path in (REPO / "source", "/root", Path.home(), submission):
         assert value(box, f"fails(lambda: os.listdir({str(path)!r}))") is not None, path
     # the repo root exists only as the mount point of the bound environment
     assert value(box, f"os.listdir({str(REPO)!r})") == [Path(sys.prefix).name]
@@ -194,41 +206,74 @@ print(json.dumps([error, len(pids)]))
 """
 
 
-def test_fork_bomb_is_contained(specs: Path, submission: Path) -> None:
-    with kernel(submission) as (_, bomb):
-        bomb_uid = value(bomb, "os.getuid()")
+@contextlib.contextmanager
+def jupyter_server(tmp: Path) -> Iterator[str]:
+    """The grader's own Jupyter server (the instructor's, on a hub): its URL with a token."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1",
+         f"--port={port}", "--IdentityProvider.token=t", "--allow-root",
+         f"--ServerApp.root_dir={tmp}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp,
+        env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and server.poll() is None:
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(f"{url}/api/status?token=t", timeout=2)
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("the Jupyter server did not start")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_fork_bomb_is_contained(specs: Path, submission: Path, tmp_path: Path) -> None:
+    """A fork bomb stops at the kernel's process limit; the grader (its own processes and
+    Jupyter server, which share the kernel's uid when the grader is not root) and another
+    kernel carry on while the bomb's processes are still alive."""
+    with jupyter_server(tmp_path) as url, kernel(submission) as (_, bomb):
         error, forked = json.loads(run(bomb, BOMB).splitlines()[-1])
         assert error == "BlockingIOError" and forked < 256
         with kernel(submission) as (_, neighbour):
             out = run(neighbour, "import subprocess\nprint(subprocess.run(['echo', 'ok'], "
                                  "capture_output=True, text=True).stdout)")
             assert out.strip() == "ok"
-            assert value(neighbour, "os.getuid()") != bomb_uid
+        assert subprocess.run(["true"]).returncode == 0  # the grader can still fork
+        started = urllib.request.urlopen(urllib.request.Request(  # and its server too
+            f"{url}/api/kernels?token=t", data=b"{}", method="POST"), timeout=60)
+        assert started.status == 201
     with kernel(submission) as (_, after):  # the bomb's children may not be reaped yet
         assert value(after, "__import__('subprocess').run(['true']).returncode") == 0
 
 
-def uid_processes(uid: int) -> list[str]:
-    """Commands of the processes of ``uid`` (zombies included)."""
+def namespace_processes(namespace: str) -> list[str]:
+    """Commands of the processes in a pid namespace (``pid:[inode]``), zombies included."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         with contextlib.suppress(OSError):
-            if os.stat(f"/proc/{pid}").st_uid == uid:
+            if os.readlink(f"/proc/{pid}/ns/pid") == namespace:
                 found.append(Path(f"/proc/{pid}/comm").read_text().strip())
     return found
 
 
 def test_nothing_outlives_the_kernel(specs: Path, submission: Path) -> None:
     with kernel(submission) as (_, kc):
-        uid = value(kc, "os.getuid()")
+        namespace = value(kc, "os.readlink('/proc/self/ns/pid')")
         run(kc, "import subprocess, time\n"  # two daemons
                 "subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
                 "if os.fork() == 0:\n    os.setsid()\n    time.sleep(300)")
-        assert len(uid_processes(uid)) >= 3
+        assert len(namespace_processes(namespace)) >= 3
     deadline = time.monotonic() + 10
-    while uid_processes(uid) and time.monotonic() < deadline:
+    while namespace_processes(namespace) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert uid_processes(uid) == []
+    assert namespace_processes(namespace) == []
 
 
 def test_timeout_interrupts_and_kernel_survives(specs: Path, submission: Path) -> None:
@@ -264,41 +309,90 @@ def test_tcp_transport_is_refused(specs: Path, submission: Path) -> None:
 
 
 AS_NOBODY = """
-import logging, sys
+import json, logging, os, sys
 from jupyter_client import KernelManager
-logging.basicConfig()
+logging.basicConfig()  # the provisioner's warning, when the instructor opted out
 km = KernelManager(kernel_name="attnkit-sandbox", transport="ipc")
 try:
-    km.start_kernel(cwd="/")
+    km.start_kernel(cwd=sys.argv[1])
 except RuntimeError as error:
     sys.exit(str(error))
 kc = km.client()
 kc.start_channels()
 kc.wait_for_ready(timeout=30)
-print(kc.execute_interactive("import os; assert os.getuid() == 65534")["content"]["status"])
+seen = []
+code = f"import os; print(os.getuid(), sorted(os.listdir('.')), os.path.exists({sys.argv[1]!r}))"
+kc.execute_interactive(code, output_hook=lambda m: seen.append(m["content"].get("text", "")))
+print(json.dumps("".join(seen).strip()))
 km.shutdown_kernel(now=True)
 """
 
+# Run a command in a user namespace of root's where ``nobody`` may create none: what an
+# instructor sees on a machine whose administrator disabled unprivileged user namespaces.
+NO_USER_NAMESPACES = """
+import ctypes, os, sys
+go, ready = os.pipe(), os.pipe()
+pid = os.fork()
+if pid == 0:
+    if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        os._exit(90)
+    os.write(ready[1], b"x")
+    os.read(go[0], 1)
+    with open("/proc/sys/user/max_user_namespaces", "w") as limit:
+        limit.write("0")
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.read(ready[0], 1)
+for name in ("uid_map", "gid_map"):
+    with open(f"/proc/{pid}/{name}", "w") as mapping:
+        mapping.write("0 0 1\\n65534 65534 1\\n")
+os.write(go[1], b"x")
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
 
-def test_refuses_without_sandbox_unless_opted_out() -> None:
-    """A non-root grader cannot sandbox: refused, or a plain kernel with ATTNKIT_UNSANDBOXED=1."""
-    prefix = Path(tempfile.mkdtemp())
+
+@pytest.fixture
+def nobody() -> Iterator[tuple[list[str], dict[str, str], Path]]:
+    """As ``nobody``: the command prefix, environment and a working dir it can read."""
+    tmp_path = Path(tempfile.mkdtemp())  # pytest's own tmp dirs are private to root
+    prefix = tmp_path / "prefix"
+    install_kernelspec(str(prefix))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "data.txt").write_text("student data")
+    for path in (tmp_path, prefix, *prefix.rglob("*"), work, *work.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
     try:
-        prefix.chmod(0o755)
-        install_kernelspec(str(prefix))
-        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-               sys.executable, "-c", AS_NOBODY]
-        env = {"PATH": os.environ["PATH"], "HOME": "/nonexistent",
-               "JUPYTER_PATH": str(prefix / "share" / "jupyter")}
-        refused = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
-        assert refused.returncode != 0 and "started by root" in refused.stderr
-        assert "ATTNKIT_UNSANDBOXED=1" in refused.stderr
-        plain = subprocess.run(cmd, env={**env, "ATTNKIT_UNSANDBOXED": "1"}, capture_output=True,
-                               text=True, timeout=60)
-        assert plain.stdout.strip() == "ok", plain.stderr
-        assert "WITHOUT a sandbox" in plain.stderr
+        yield as_nobody, {"PATH": os.environ["PATH"], "HOME": "/nonexistent",
+                          "JUPYTER_PATH": str(prefix / "share" / "jupyter")}, work
     finally:
-        shutil.rmtree(prefix)
+        shutil.rmtree(tmp_path)
+
+
+@pytest.mark.root
+def test_an_ordinary_user_gets_the_sandbox(nobody: tuple[list[str], dict[str, str], Path]
+                                           ) -> None:
+    as_nobody, env, work = nobody
+    boxed = subprocess.run([*as_nobody, sys.executable, "-c", AS_NOBODY, str(work)], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert boxed.returncode == 0, boxed.stderr
+    assert json.loads(boxed.stdout.splitlines()[-1]) == "65534 ['.ipython', 'data.txt'] False"
+
+
+@pytest.mark.root
+def test_refuses_without_user_namespaces_and_says_how_to_enable_them(
+        nobody: tuple[list[str], dict[str, str], Path]) -> None:
+    as_nobody, env, work = nobody
+    wrap = [sys.executable, "-c", NO_USER_NAMESPACES, *as_nobody]
+    refused = subprocess.run([*wrap, sys.executable, "-c", AS_NOBODY, str(work)], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "max_*_namespaces exceeded" in refused.stderr
+    assert "sysctl -w user.max_user_namespaces" in refused.stderr, refused.stderr
+    plain = subprocess.run([*wrap, sys.executable, "-c", AS_NOBODY, str(work)],
+                           env={**env, "ATTNKIT_UNSANDBOXED": "1"}, capture_output=True,
+                           text=True, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    assert "WITHOUT a sandbox" in plain.stderr  # the instructor's explicit choice, said aloud
 
 
 def test_check_reports_missing_tools(monkeypatch: pytest.MonkeyPatch) -> None:

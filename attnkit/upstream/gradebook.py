@@ -1,10 +1,10 @@
-"""nbgrader's gradebooks sharing one database engine in a grading process.
+"""Hook ``one_engine``: nbgrader's gradebooks sharing one database engine in a grading process.
 
 Autograding one notebook, nbgrader opens ``Gradebook(db_url)`` about nine times (the
 converter, OverwriteKernelspec, OverwriteCells, SaveAutoGrades, AssignLatePenalties, ...).
 Each opens a new SQLAlchemy engine and connection, checks all 13 tables, and compiles every
 statement again, since SQLAlchemy caches compiled SQL per engine. On two cores that was about
-a sixth of ``attnkit autograde``'s time (README, "One engine per worker"), and nbgrader
+a sixth of ``attnkit autograde``'s time (docs/performance.md), and nbgrader
 has no setting for it.
 
 Inside ``shared_engine()`` the first gradebook for a URL in this process is opened exactly
@@ -27,6 +27,8 @@ from nbgrader.auth import Authenticator
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import scoped_session, sessionmaker
 
+from attnkit.upstream import enabled
+
 _ACTIVE = threading.Lock()
 _ENGINES: dict[str, Engine] = {}
 _COURSES: set[tuple[str, str]] = set()  # (URL, course id) rows this process has checked
@@ -38,6 +40,12 @@ def shared_engine() -> Iterator[dict[str, Engine]]:
     (not re-entrant; one block at a time per process)."""
     if not _ACTIVE.acquire(blocking=False):
         raise RuntimeError("shared_engine() is already active in this process")
+    if not enabled("one_engine"):
+        try:
+            yield {}
+        finally:
+            _ACTIVE.release()
+        return
     nbgrader_open, nbgrader_close = Gradebook.__init__, Gradebook.close
 
     def open_shared(self: Gradebook, db_url: str, course_id: str = "default_course",

@@ -1,0 +1,97 @@
+"""Every place the kit reaches into another project's internals, named and switchable.
+
+The kit's speed comes partly from hooks into nbgrader, nbconvert, nbclient, jupyter_client,
+jsonschema and Dask that those projects do not promise to keep. Each hook lives in this
+subpackage (the warm kernels, in ``attnkit.sandbox``, are the one exception: they are the
+sandbox's own provisioner) and is listed in ``HOOKS`` with what it relies on and what it buys.
+``tests/test_upstream.py`` checks, in seconds and without kernels, every reliance named here,
+so an upgrade that breaks one fails there first; ``benchmarks/autograde_throughput.py
+--hooks`` times the kit with all of them, with none, and without each one.
+
+``ATTNKIT_HOOKS`` switches them (read by every grading process, Dask workers included):
+unset or ``all``: every hook; ``none``: nbgrader, nbconvert, jupyter_client and Dask as they
+come; or a comma list applied left to right, for example ``all,-one_engine`` or
+``none,+warm_kernels``. Grades never depend on the switch, only time does.
+
+This module imports only the standard library: it is read before the grader is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+SWITCH = "ATTNKIT_HOOKS"
+
+
+@dataclass(frozen=True)
+class Hook:
+    relies_on: str
+    buys: str
+
+
+HOOKS = {
+    "one_engine": Hook(
+        "nbgrader.api.Gradebook: __init__(db_url, course_id, authenticator) sets engine, db, "
+        "course_id and authenticator and calls check_course; close() removes the session "
+        "and disposes the engine",
+        "one SQLAlchemy engine per worker instead of ~9 per notebook (schema check and "
+        "statement compilation each time)"),
+    "validate_once": Hook(
+        "nbconvert.exporters.Exporter: _preprocess(nb, resources) runs self._preprocessors and "
+        "calls _validate_preprocessor(nb, preprocessor) after each one",
+        "the notebook's schema checked once after the pipeline, not after each of ~15 steps"),
+    "prompt_client": Hook(
+        "jupyter_client.asynchronous.AsyncKernelClient: wait_for_ready(timeout) is the only "
+        "readiness wait; _handle_kernel_info_reply(msg) and _async_is_alive() exist",
+        "a kernel is ready when it answers kernel_info, not 0.2 s of IOPub silence later; "
+        "ZMQ reconnects every 10 ms instead of 100 ms"),
+    "kernel_retry": Hook(
+        "nbclient.NotebookClient: start_new_kernel(**kw), start_new_kernel_client(), "
+        "_cleanup_kernel(), create_kernel_manager() and the km attribute",
+        "a kernel that fails to start is started again (up to 3 times) instead of failing "
+        "the submission; kernel banners stay off the terminal"),
+    "compiled_schema": Hook(
+        "nbgrader.nbgraderformat: BaseMetadataValidator.schema / schema_version and "
+        "validate_cell(cell); MetadataValidator.validate_nb(nb)",
+        "nbgrader's cell-metadata schema compiled once per process, ~30 ms per notebook"),
+    "warm_kernels": Hook(
+        "jupyter_client.provisioning.LocalProvisioner: launch_kernel sets process, pid and "
+        "pgid; kill/wait/cleanup/poll go through self.process (a Popen-like object)",
+        "sandboxed kernels forked from a server that imported ipykernel, numpy and "
+        "matplotlib once: ~1.5 s less per notebook (attnkit.sandbox.Forkserver)"),
+    "worker_server": Hook(
+        "multiprocessing.forkserver.set_forkserver_preload; distributed.utils.get_mp_context "
+        "names Dask's own preload on its first call; Dask honours "
+        "distributed.worker.multiprocessing-method = forkserver",
+        "Dask workers fork from a server that imported the grader once (a spawned worker "
+        "spends 3 s or more importing nbgrader)"),
+    "lazy_iri": Hook(
+        "jsonschema's format checker imports rfc3987_syntax when present and compiles its "
+        "IRI grammar at import; nbformat never checks the iri formats",
+        "about 2 s of CPU less in every grading process"),
+}
+
+
+def enabled(name: str) -> bool:
+    """Whether hook ``name`` is on under ``ATTNKIT_HOOKS`` (see the module's docstring)."""
+    if name not in HOOKS:
+        raise KeyError(f"unknown hook {name!r}; the hooks are {', '.join(HOOKS)}")
+    on = True
+    for word in filter(None, (w.strip() for w in os.environ.get(SWITCH, "all").split(","))):
+        if word in ("all", "none"):
+            on = word == "all"
+        elif word.lstrip("+-") == name:
+            on = not word.startswith("-")
+        elif word.lstrip("+-") not in HOOKS:
+            raise ValueError(f"{SWITCH}={os.environ[SWITCH]!r}: unknown hook {word!r}; "
+                             f"the hooks are {', '.join(HOOKS)}")
+    return on
+
+
+def skip_iri_grammar() -> None:
+    """Hook ``lazy_iri``: before nbformat is imported, make jsonschema's optional IRI
+    grammar look absent (only the "iri" formats go unchecked, which nbformat never uses)."""
+    if enabled("lazy_iri"):
+        sys.modules.setdefault("rfc3987_syntax", None)

@@ -1,0 +1,227 @@
+"""Canaries for ``attnkit.upstream``: every private reliance of every hook, checked in seconds
+and without kernels, so an upgrade that changes one fails here and names the hook."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable
+from importlib.metadata import version
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import BIN, ROOT
+from nbconvert.preprocessors import Preprocessor
+
+from attnkit import upstream
+
+CANARIES: dict[str, Callable[..., None]] = {}
+
+
+def canary(hook: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a test as the canary of ``hook`` (every hook must have one)."""
+    def register(test: Callable[..., None]) -> Callable[..., None]:
+        CANARIES.setdefault(hook, test)
+        return test
+    return register
+
+
+class Unchanged(Preprocessor):
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
+        return nb, resources
+
+
+class Invalid(Preprocessor):
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
+        nb.cells[0].source = 5  # not text
+        return nb, resources
+
+
+def params(function: Callable) -> list[str]:
+    return list(inspect.signature(function).parameters)
+
+
+def source(function: Callable) -> str:
+    return inspect.getsource(function)
+
+
+@canary("one_engine")
+def test_gradebook_opens_and_closes_as_shared_engine_assumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nbgrader.api import Gradebook
+
+    from attnkit.upstream.gradebook import shared_engine
+
+    assert params(Gradebook.__init__) == ["self", "db_url", "course_id", "authenticator"]
+    assert "self.db.remove()" in source(Gradebook.close)
+    assert "self.engine.dispose()" in source(Gradebook.close)
+    monkeypatch.setenv("PATH", f"{BIN}:{os.environ['PATH']}")  # nbgrader runs alembic
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url, "course") as gb:
+        assert {"engine", "db", "course_id", "authenticator"} <= set(vars(gb))
+        assert callable(gb.check_course)
+    with shared_engine() as engines, Gradebook(url, "course") as a, Gradebook(url, "course") as b:
+        assert a.engine is b.engine is engines[url]
+        assert a.db is not b.db
+
+
+@canary("validate_once")
+def test_exporter_validates_after_each_preprocessor_through_one_method() -> None:
+    from nbconvert.exporters import Exporter, NotebookExporter
+
+    from attnkit.upstream.execution import GradingExporter
+
+    assert "self._validate_preprocessor(" in source(Exporter._preprocess)
+    assert "self._preprocessors" in source(Exporter._preprocess)
+    assert params(Exporter._validate_preprocessor) == ["self", "nbc", "preprocessor"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+    validate, calls = nbformat.validate, []
+    counted, steps = {}, 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(nbformat, "validate", lambda *a, **k: calls.append(1) or validate(*a, **k))
+        for exporter_class in (NotebookExporter, GradingExporter):
+            calls.clear()
+            exporter = exporter_class(preprocessors=[Unchanged] * 4)
+            output, _ = exporter.from_notebook_node(nb)
+            counted[exporter_class], steps = len(calls), len(exporter._preprocessors)
+            assert nbformat.reads(output, 4).cells[0].source == "1 + 1"
+    assert steps >= 4  # nbconvert's defaults (disabled) and the four above
+    assert counted == {NotebookExporter: steps + 1, GradingExporter: 1 + 1}  # + writing
+    with pytest.raises(nbformat.ValidationError):
+        GradingExporter(preprocessors=[Invalid, Unchanged]).from_notebook_node(nb)
+
+
+@canary("prompt_client")
+def test_kernel_client_waits_for_ready_in_one_overridable_method() -> None:
+    from jupyter_client.asynchronous import AsyncKernelClient
+
+    from attnkit.upstream.execution import PromptClient
+
+    assert params(AsyncKernelClient.wait_for_ready) == ["self", "timeout"]
+    assert inspect.iscoroutinefunction(AsyncKernelClient._async_is_alive)
+    assert params(AsyncKernelClient._handle_kernel_info_reply) == ["self", "msg"]
+    assert issubclass(PromptClient, AsyncKernelClient)
+
+
+@canary("kernel_retry")
+def test_execute_starts_kernels_through_the_methods_kernel_start_wraps() -> None:
+    from nbclient import NotebookClient
+    from nbgrader.preprocessors import Execute
+
+    assert issubclass(Execute, NotebookClient)
+    for name in ("start_new_kernel", "start_new_kernel_client", "_cleanup_kernel",
+                 "create_kernel_manager"):
+        assert callable(getattr(Execute, name, None)), name
+    assert "self.km" in source(NotebookClient.__init__)
+    assert "kernel_manager_class" in Execute.class_traits()
+
+
+@canary("compiled_schema")
+def test_metadata_validator_has_the_schema_attributes_compiled_schema_reads() -> None:
+    from nbgrader.nbgraderformat import MetadataValidator
+
+    from attnkit.upstream.schema import CompiledMetadataValidator
+
+    validator = MetadataValidator()
+    assert isinstance(validator.schema, dict) and isinstance(validator.schema_version, int)
+    assert callable(validator.validate_cell) and callable(validator.validate_nb)
+    master = next((ROOT / "source").glob("*/*.ipynb"))
+    CompiledMetadataValidator().validate_nb(nbformat.read(master, as_version=4))
+
+
+@canary("warm_kernels")
+def test_local_provisioner_drives_its_process_as_the_warm_handle_assumes() -> None:
+    from jupyter_client.provisioning import LocalProvisioner
+
+    from attnkit.sandbox import ForkedKernel
+
+    launch = source(LocalProvisioner.launch_kernel)
+    assert all(f"self.{name} =" in launch for name in ("process", "pid", "pgid")), launch
+    for name in ("poll", "wait", "kill", "terminate", "send_signal"):
+        assert "self.process" in source(getattr(LocalProvisioner, name)), name
+        assert callable(getattr(ForkedKernel, name, None)) or name == "terminate"
+    assert params(LocalProvisioner.kill) == ["self", "restart"]
+    assert params(LocalProvisioner.cleanup) == ["self", "restart"]
+
+
+@canary("worker_server")
+def test_dask_forks_workers_from_the_forkserver_with_its_own_preload_first() -> None:
+    from multiprocessing import forkserver
+
+    import dask
+    import distributed  # noqa: F401 - loads Dask's distributed config
+    from distributed.utils import get_mp_context
+
+    assert callable(forkserver.set_forkserver_preload)
+    assert "set_forkserver_preload" in source(get_mp_context)
+    assert dask.config.get("distributed.worker.multiprocessing-method") in (
+        "spawn", "forkserver", "fork")
+
+
+@canary("lazy_iri")
+def test_jsonschema_loads_the_iri_grammar_that_nbformat_never_uses() -> None:
+    import jsonschema._format
+    import nbformat as nbf
+
+    assert "rfc3987_syntax" in inspect.getsource(jsonschema._format)
+    schemas = Path(nbf.__file__).parent.rglob("*.json")
+    assert not [s for s in schemas if '"iri' in s.read_text()], "nbformat now checks IRIs"
+
+
+def test_every_hook_has_a_canary() -> None:
+    assert set(CANARIES) == set(upstream.HOOKS)
+
+
+def test_the_hooked_libraries_are_the_pinned_versions() -> None:
+    pins = dict(line.strip().split("==") for line in (ROOT / "requirements.txt").open()
+                if "==" in line)
+    for name in ("nbgrader", "nbconvert", "nbclient", "jupyter_client", "jsonschema", "dask",
+                 "distributed"):
+        assert version(name) == pins[name], f"{name} {version(name)} is not the pinned one"
+
+
+@pytest.mark.parametrize(("switch", "on"), [
+    (None, set(upstream.HOOKS)), ("all", set(upstream.HOOKS)), ("none", set()),
+    ("all,-one_engine", set(upstream.HOOKS) - {"one_engine"}),
+    ("none,+warm_kernels", {"warm_kernels"})])
+def test_the_switch(monkeypatch: pytest.MonkeyPatch, switch: str | None, on: set[str]) -> None:
+    if switch is None:
+        monkeypatch.delenv(upstream.SWITCH, raising=False)
+    else:
+        monkeypatch.setenv(upstream.SWITCH, switch)
+    assert {name for name in upstream.HOOKS if upstream.enabled(name)} == on
+
+
+def test_a_misspelt_switch_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(upstream.SWITCH, "all,-one_engin")
+    with pytest.raises(ValueError, match="unknown hook '-one_engin'"):
+        upstream.enabled("one_engine")
+
+
+def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every hook off the grading config holds nothing of ``attnkit.upstream``."""
+    from nbgrader.api import Gradebook
+    from nbgrader.preprocessors import CheckCellMetadata
+
+    from attnkit import course, grader
+    from attnkit.upstream.gradebook import shared_engine
+    from attnkit.upstream.schema import CompiledCheckCellMetadata
+
+    monkeypatch.setenv(upstream.SWITCH, "none")
+    config = course.load_config(ROOT)
+    extra = grader.pipeline_config(config, None)
+    modules = {cls.__module__ for cls in extra.Autograde.autograde_preprocessors}
+    assert "attnkit.grader" not in modules  # no class made by the kit at run time
+    assert "exporter_class" not in extra.Autograde and "AsyncKernelManager" not in extra
+    assert extra.SandboxProvisioner.warm_start is False
+    calls = []
+    monkeypatch.setattr(CheckCellMetadata, "preprocess", lambda self, nb, r: calls.append(1))
+    CompiledCheckCellMetadata().preprocess(nbformat.v4.new_notebook(), {})
+    assert calls == [1]  # nbgrader's own check, not the compiled one
+    stock_init = Gradebook.__init__
+    with shared_engine():
+        assert Gradebook.__init__ is stock_init
+    monkeypatch.setenv(upstream.SWITCH, "all")
+    extra = grader.pipeline_config(config, None)
+    assert extra.Autograde.exporter_class.__module__ == "attnkit.upstream.execution"
