@@ -39,7 +39,7 @@ node_modules/.installed: package.json package-lock.json
 hub: env node_modules/.installed
 	$(RUN) $(BIN)/python -m attnkit.deploy.site
 
-test: env
+test: env node_modules/.installed
 	$(RUN) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 # The fast tier, opt-in: unit and consistency tests, no kernels, browser or database server.

@@ -87,7 +87,8 @@ def hub_site(students: int = 2) -> Iterator[HubSite]:
     passwords, the site under a scratch directory; all removed afterwards."""
     assert os.geteuid() == 0, ("the hub tests create local users and run JupyterHub as "
                                "root, as a hub is run: run them as root")
-    assert deploy.PROXY.exists(), f"{deploy.PROXY} is missing: run `make hub` or `npm ci`"
+    assert deploy.PROXY.exists(), (
+        f"{deploy.PROXY} is missing: `make test` and `make hub` install it (npm ci)")
     tag = f"ak{secrets.token_hex(2)}"
     base = Path(tempfile.mkdtemp(prefix=f"attnkit-{tag}-", dir="/var/tmp"))
     site = deploy.Site(base, instructor=f"{tag}inst", tas=[f"{tag}ta"],

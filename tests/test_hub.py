@@ -36,7 +36,7 @@ from test_browser import (  # noqa: E402
     shown,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.root]
 pytest_plugins = ["browser_fixtures"]  # the browser fixture
 
 NOTEBOOK = f"{PS1}.ipynb"

@@ -26,7 +26,7 @@ from attnkit.samples import SAMPLES, build_submission
 pytest.register_assert_rewrite("hub_site")
 from hub_site import PS1, HubSite, hub_site  # noqa: E402
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.root]
 
 NOTEBOOK = f"{PS1}.ipynb"
 STOCK_SUBMIT = "--ExchangeFactory.submit=nbgrader.exchange.default.submit.ExchangeSubmit"
