@@ -193,14 +193,18 @@ def _term(browser, hub: HubSite, correct: str, mistaken: str, done) -> None:
         max_score = gb.find_assignment(PS1).max_score
     assert scores[mistaken] < scores[correct] < max_score, scores  # the answer awaits the TA
 
-    # -- a TA grades the written answer in formgrader, through the hub's grading service
+    # -- a TA grades the written answer in formgrader, through the hub's grading service,
+    #    which nbgrader's Courses tab lists as the TA's only formgrader
     page = new_page(browser)
     service = f"/services/{hub.site.course_id}"
     path = f"{service}/formgrader/gradebook/{PS1}/{PS1}"
+    log_in(page, hub, hub.ta, f"/user/{hub.ta}/lab")
+    lab_menu(page, "Nbgrader", "Course List")
+    page.locator("#courses a").first.wait_for()
+    courses = page.locator("#courses a").evaluate_all(
+        "links => links.map(a => new URL(a.href).pathname)")
+    assert courses == [f"{service}/lab"], courses
     page.goto(f"{hub.site.url}{path}")
-    page.locator("#username_input").fill(hub.ta)
-    page.locator("#password_input").fill(hub.passwords[hub.ta])
-    page.locator("#login_submit").click()
     page.wait_for_url(f"**{path}", timeout=120_000)
     page.locator("#main-table a.name-hidden").first.wait_for()
     page.get_by_role("button", name="Show All Names").click()

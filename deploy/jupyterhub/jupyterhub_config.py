@@ -39,7 +39,6 @@ COURSE = SITE["course_id"]
 PORT = int(SITE["port"])
 BIN = os.path.dirname(sys.executable)  # the environment nbgrader and attnkit live in
 SINGLEUSER = os.path.join(BIN, "jupyterhub-singleuser")
-STAFF = set(SITE["instructors"] + SITE["tas"])
 ENV = {  # every server, students' and the grading service's, sees the same course setup
     "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin",
     "JUPYTER_CONFIG_PATH": SITE["jupyter_config"],
@@ -70,11 +69,14 @@ c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
 
 def jupyter_config_path(spawner) -> str:
-    """Students' servers also read jupyter/students: no Formgrader, Courses or Create
-    Assignment (nbgrader's instructor extensions), as nbgrader's installation guide says."""
-    if spawner.user.name in STAFF:
+    """Per role, as nbgrader's installation guide turns extensions off: students' servers
+    also read jupyter/students (no Formgrader, Courses or Create Assignment); TAs' read
+    jupyter/tas (no formgrader of their own: Courses leads to the shared one)."""
+    name = spawner.user.name
+    if name in SITE["instructors"]:
         return SITE["jupyter_config"]
-    return f"{os.path.join(SITE['jupyter_config'], 'students')}:{SITE['jupyter_config']}"
+    role = "tas" if name in SITE["tas"] else "students"
+    return f"{os.path.join(SITE['jupyter_config'], role)}:{SITE['jupyter_config']}"
 
 
 c.Spawner.environment = {**ENV, "JUPYTER_CONFIG_PATH": jupyter_config_path}
