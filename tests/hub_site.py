@@ -4,7 +4,9 @@ the exchange laid out by attnkit.deploy.site, the hub of deploy/jupyterhub on lo
 from __future__ import annotations
 
 import contextlib
+import grp
 import os
+import pwd
 import secrets
 import shutil
 import socket
@@ -41,7 +43,7 @@ class HubSite:
     def as_user(self, name: str, args: list[str], cwd: Path | None = None,
                 check: bool = True) -> subprocess.CompletedProcess:
         """A command as ``name`` with the environment the hub gives its servers."""
-        home = Path(deploy.pwd.getpwnam(name).pw_dir)
+        home = Path(pwd.getpwnam(name).pw_dir)
         return deploy.as_user(name, args, cwd or home, self.site.env(), check=check)
 
     def instructor_run(self, *args: str) -> subprocess.CompletedProcess:
@@ -104,12 +106,12 @@ def hub_site(students: int = 2) -> Iterator[HubSite]:
         uids = set()
         for name in [*people, site.grader]:
             with contextlib.suppress(KeyError):
-                uids.add(deploy.pwd.getpwnam(name).pw_uid)
+                uids.add(pwd.getpwnam(name).pw_uid)
         _stop_users_processes(uids)
         for name in [*people, site.grader]:
             deploy.remove_user(name)
         with contextlib.suppress(KeyError):
-            deploy.grp.getgrnam(site.grader)
+            grp.getgrnam(site.grader)
             subprocess.run(["groupdel", site.grader], capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
 

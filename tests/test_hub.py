@@ -141,7 +141,7 @@ def test_a_term_on_the_hub(browser, hub: HubSite) -> None:
 
     try:
         _term(browser, hub, correct, mistaken, done)
-    except BaseException as error:
+    except Exception as error:
         raise AssertionError(f"steps passed: {progress}; failed after them: {error}") from error
 
 
