@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN := PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: env system demo test check lint release clean
+.PHONY: env system demo test check lint release clean hub
 
 # Debian packages: the sandbox, the browser tests, the PostgreSQL tests. Installed when
 # missing and we are root; otherwise stop with the exact `sudo apt-get install` line.
@@ -29,7 +29,17 @@ release: env
 demo: env
 	$(RUN) $(BIN)/attnkit demo
 
-test: env
+# The JupyterHub proxy, pinned in package.json / package-lock.json.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# A JupyterHub on 127.0.0.1:8000 with demo users (created as root; logins printed) and ps1
+# released: deploy/jupyterhub's configs, as the README's "Deploying on JupyterHub" describes.
+hub: env node_modules/.installed
+	$(RUN) $(BIN)/python -m attnkit.deploy.site
+
+test: env node_modules/.installed
 	$(RUN) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 # The fast tier, opt-in: unit and consistency tests, no kernels, browser or database server.
@@ -41,4 +51,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check attnkit tests benchmarks
 
 clean:
-	rm -rf submitted autograded feedback gradebook.db reports exports .attnkit
+	rm -rf submitted autograded feedback gradebook.db reports exports .attnkit node_modules

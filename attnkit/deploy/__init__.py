@@ -1,0 +1,1 @@
+"""JupyterHub deployment: the exchange as the course ships it, and the site a lecturer lays out."""
