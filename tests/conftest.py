@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -37,3 +41,48 @@ def run(args: list[str], cwd: Path, check: bool = True, **kw) -> subprocess.Comp
 @pytest.fixture
 def course(tmp_path: Path) -> Path:
     return copy_course(tmp_path / "course")
+
+
+INSTRUCTOR = "attnkit-instructor"
+
+
+@dataclass(frozen=True)
+class Grader:
+    """Who runs grading commands: as root, a real local user with no privileges (as an
+    instructor on a JupyterHub is); otherwise whoever runs the tests."""
+
+    account: pwd.struct_passwd
+    prefix: list[str]  # a command runs as the grader when prefixed with this
+
+    def run(self, args: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+        env = {"HOME": self.account.pw_dir, "USER": self.account.pw_name}
+        return run([*self.prefix, *args], cwd, check=check, env=env)
+
+    def workspace(self, name: str) -> Path:
+        """A fresh directory the grader owns (pytest's own are private to root)."""
+        path = Path(tempfile.mkdtemp(prefix=f"attnkit-{name}-", dir="/var/tmp"))
+        os.chown(path, self.account.pw_uid, self.account.pw_gid)
+        return path
+
+    def own(self, path: Path) -> None:
+        """Hand ``path`` and everything under it to the grader."""
+        for item in [path, *path.rglob("*")]:
+            os.chown(item, self.account.pw_uid, self.account.pw_gid, follow_symlinks=False)
+
+
+@pytest.fixture(scope="session")
+def grader() -> Iterator[Grader]:
+    if os.geteuid() != 0:
+        yield Grader(pwd.getpwuid(os.geteuid()), [])
+        return
+    created = subprocess.run(["id", "-u", INSTRUCTOR], capture_output=True).returncode != 0
+    if created:
+        subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash",
+                        INSTRUCTOR], check=True)
+    account = pwd.getpwnam(INSTRUCTOR)
+    try:
+        yield Grader(account, ["setpriv", f"--reuid={account.pw_uid}",
+                               f"--regid={account.pw_gid}", "--init-groups", "--"])
+    finally:
+        if created:
+            subprocess.run(["userdel", "--remove", INSTRUCTOR], capture_output=True)

@@ -3,6 +3,10 @@
 through its pre-convert hook) and ``attnkit autograde`` (warm kernels forked by the
 forkserver). Then stock ``nbgrader generate_feedback``.
 
+Graded by an ordinary local user with no privileges (when the tests run as root), as an
+instructor on a JupyterHub grades: the sandbox without root. Root's own sandbox (a uid per
+kernel) is exercised by every other kernel test and by tests/test_sandbox.py.
+
 Prints the table (submission x assignment x path: expected, actual) and checks every row:
 a grade row, a feedback file and the reason; no attack earns a point it did not earn; nothing
 hidden reaches any feedback page; no student HTML or script survives into one.
@@ -11,6 +15,8 @@ hidden reaches any feedback page; no student HTML or script survives into one.
 from __future__ import annotations
 
 import re
+import shutil
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -24,7 +30,7 @@ from browser_fixtures import (  # noqa: E402
     static_server,
     student_script_ran,
 )
-from conftest import copy_course, run  # noqa: E402
+from conftest import Grader, copy_course, run  # noqa: E402
 from hostile import expectations, graded_cells, write_suite  # noqa: E402
 from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
 
@@ -76,23 +82,26 @@ STOCK_CANNOT = {"h24_missing"}  # stock nbgrader calls no hook for a folder with
 
 
 @pytest.fixture(scope="module", params=["nbgrader", "attnkit"])
-def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-           ) -> tuple[str, Path, dict]:
-    root = copy_course(tmp_path_factory.mktemp(f"hostile-{request.param}"))
+def graded(request: pytest.FixtureRequest, grader: Grader) -> Iterator[tuple[str, Path, dict]]:
+    """The suite graded by an ordinary instructor (``grader``): the sandbox without root."""
+    base = grader.workspace(f"hostile-{request.param}")
+    root = copy_course(base / "course")
     with (root / "nbgrader_config.py").open("a") as config:
         config.write("\nc.Execute.timeout = 10\n")
-    for assignment in ASSIGNMENTS:
-        run(["nbgrader", "generate_assignment", assignment, "--force"], root)
     suite = write_suite(root, ASSIGNMENTS)
+    grader.own(base)
+    for assignment in ASSIGNMENTS:
+        grader.run(["nbgrader", "generate_assignment", assignment, "--force"], root)
     # both exit non-zero when a submission fails; the assertions below say which
     if request.param == "nbgrader":
         for assignment in ASSIGNMENTS:
-            run(["nbgrader", "autograde", assignment, "--force"], root, check=False)
+            grader.run(["nbgrader", "autograde", assignment, "--force"], root, check=False)
     else:
-        run(["attnkit", "autograde", *ASSIGNMENTS, "--force"], root, check=False)
+        grader.run(["attnkit", "autograde", *ASSIGNMENTS, "--force"], root, check=False)
     for assignment in ASSIGNMENTS:
-        run(["nbgrader", "generate_feedback", assignment, "--force"], root, check=False)
-    return request.param, root, suite
+        grader.run(["nbgrader", "generate_feedback", assignment, "--force"], root, check=False)
+    yield request.param, root, suite
+    shutil.rmtree(base)
 
 
 def outcome(root: Path, assignment: str, student: str) -> tuple[dict[str, float] | None,
