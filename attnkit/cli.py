@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.table import Table
 
 from attnkit import course, export, grader, intake, report, samples, sandbox
+from attnkit.serve import service as serve
+from attnkit.serve import status as serve_status
 
 console = Console(width=max(shutil.get_terminal_size().columns, 132))  # the grade table fits
 
@@ -106,6 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     exp = sub.add_parser("export", help="export grades as CSV: per question, or for Canvas/Moodle")
     export.add_arguments(exp)
     exp.set_defaults(func=export.main)
+    srv = sub.add_parser("serve", help="grade each submission as it arrives in the exchange "
+                         "and release its feedback to that student")
+    serve.add_arguments(srv)
+    srv.set_defaults(func=serve.main)
+    stat = sub.add_parser("serve-status", help="the grading service's queue, failures, latency")
+    serve_status.add_arguments(stat)
+    stat.set_defaults(func=serve_status.main)
     args = parser.parse_args(argv)
     args.root = args.root.resolve()
     return args.func(args)
