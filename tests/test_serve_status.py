@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,26 @@ def test_status_counts_latency_and_escapes_reasons(tmp_path: Path, capsys) -> No
 def test_status_before_the_service_ever_ran(tmp_path: Path) -> None:
     assert not status(tmp_path).running
     assert "has not run" in report_section(tmp_path)
+
+
+def test_a_submission_under_another_students_name_is_refused(tmp_path: Path) -> None:
+    """As the attacker: the account 'nobody' writes a folder claiming to be ana's submission
+    into inbound (world-writable in nbgrader's exchange). nbgrader's collect would only warn and
+    grade it as ana's; the service refuses it. Ana's own submission (written by the service's
+    account here, as in a single-user course) is accepted."""
+    from attnkit.serve.exchange import Inbound, Record
+
+    (tmp_path / "nbgrader_config.py").write_text(
+        f"c.Exchange.root = {str(tmp_path / 'exchange')!r}\nc.CourseDirectory.course_id = 'c'\n")
+    from attnkit.course import load_config
+
+    inbound = Inbound(load_config(tmp_path))
+    inbound.path.mkdir(parents=True)
+    forged = Record("ana+ps1+2026-01-01 00:00:00.000000 UTC+x", "ana", "ps1", 0.0)
+    (inbound.path / forged.name).mkdir()
+    os.chown(inbound.path / forged.name, 65534, 65534)
+    assert "handed in by the account 'nobody' under the name of 'ana'" in (
+        inbound.impostor(forged) or "")
+    own = Record("ana+ps1+2026-01-01 00:00:01.000000 UTC+y", "ana", "ps1", 0.0)
+    (inbound.path / own.name).mkdir()
+    assert inbound.impostor(own) is None

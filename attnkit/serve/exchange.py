@@ -5,6 +5,7 @@ collect rule applied to one student, and notices released where ``fetch_feedback
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import time
 from dataclasses import dataclass
@@ -95,6 +96,21 @@ class Inbound:
                 continue
             found.append(Record(name, record["username"], assignment, epoch(record["timestamp"])))
         return found, unreadable
+
+    def impostor(self, record: Record) -> str | None:
+        """Why the account that wrote a submission may not hand it in under its student's name,
+        if it may not: the folder belongs to another real account than the student's and the
+        service's own (nbgrader's collect only warns, ``ExchangeCollect.check_owner``)."""
+        uid = (self.path / record.name).stat().st_uid
+        if uid in (os.getuid(), 0):
+            return None
+        try:
+            owner = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            owner = f"uid {uid}"
+        if owner == record.student:
+            return None
+        return f"handed in by the account {owner!r} under the name of {record.student!r}"
 
     def notice(self, name: str, outcome: str, **details: object) -> int:
         """Release a page for each notebook of submission ``name`` where nbgrader's

@@ -138,7 +138,10 @@ class GradeOnSubmit(LoggingConfigurable):
             if self.journal.add(record.name, record.student, record.assignment,
                                 record.submitted):
                 log.info("new submission %s", record.name)
-                if record.assignment not in self.assignments:
+                refused = self.inbound.impostor(record)
+                if refused:
+                    self._notify_finish(record.name, FAILED, f"not graded: {refused}")
+                elif record.assignment not in self.assignments:
                     self._notify_finish(record.name, FAILED, f"{record.assignment!r} is not an "
                                         f"assignment this service grades")
         for name in unreadable:
