@@ -172,6 +172,15 @@ class Watch:
         return sorted(self.answered[n] - self.submitted[n] for n in self.answered)
 
 
+def journal_done(root: Path, seed: int) -> bool:
+    """Whether the service has recorded an outcome for every submission of this run."""
+    journal = Journal(root)
+    try:
+        return all(r.state in TERMINAL for r in journal.rows() if r.student.startswith(f"r{seed}s"))
+    finally:
+        journal.close()
+
+
 def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_student: int,
          seconds: float, kill_at: float | None, seed: int) -> dict:
     rng = random.Random(seed)
@@ -189,9 +198,14 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
 
     def hand_in(student: str, assignment: str) -> None:
         home = base / "home" / student
-        kinds[notebooks.put(home, assignment, random.Random(f"{student}{assignment}"))] += 1
+        kind = notebooks.put(home, assignment, random.Random(f"{student}{assignment}"))
         moment = time.time()
-        name = submit(root, base, student, assignment)
+        try:
+            name = submit(root, base, student, assignment)
+        except Exception:  # noqa: BLE001 - nbgrader's submit refused it (a dangling link)
+            kinds["refused by nbgrader submit"] += 1
+            return
+        kinds[kind] += 1
         watch.add(name, moment, assignment)
 
     start = time.time()
@@ -214,8 +228,10 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         restarted = serve(root, memory, f"serve-{seed}.log")
     live = restarted or service
     deadline = time.time() + 900
-    while len(watch.answered) < len(plan) and time.time() < deadline and live.poll() is None:
+    while ((len(watch.answered) < len(watch.submitted) or not journal_done(root, seed))
+           and time.time() < deadline and live.poll() is None):
         time.sleep(0.2)
+    submitted = len(watch.submitted)
     drained = time.time() - start
     live.terminate()
     live.wait(120)
@@ -229,10 +245,9 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
                if line.startswith(f"r{seed}s")] if (root / "graded.log").exists() else []
     latency = watch.latencies()
     return {
-        "submitted": len(plan), "graded": sum(r.state == GRADED for r in rows),
+        "submitted": submitted, "graded": sum(r.state == GRADED for r in rows),
         "states": Counter(r.state for r in rows), "kinds": kinds,
-        "lost": len(plan) - len(watch.answered)
-        + sum(r.state not in TERMINAL for r in rows),
+        "lost": submitted - len(watch.answered) + sum(r.state not in TERMINAL for r in rows),
         "duplicated": sum(count - 1 for count in Counter(witness).values() if count > 1),
         "p50": statistics.median(latency) if latency else float("nan"),
         "p95": statistics.quantiles(latency, n=100)[94] if len(latency) > 1 else float("nan"),
@@ -271,7 +286,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"{args.students} students x {args.per_student} submissions over {args.seconds:g} s, "
           f"{len(os.sched_getaffinity(0))} cores, load {os.getloadavg()[0]:.1f}")
-    with tempfile.TemporaryDirectory(prefix="attnkit-rush-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="attnkit-rush-", ignore_cleanup_errors=True) as scratch:
         base = Path(scratch)
         root = exchange_course(base, ASSIGNMENTS, WITNESS)
         notebooks = Notebooks(root, base / "staging")

@@ -7,7 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from nbgrader.coursedir import CourseDirectory
 
+from attnkit import grader
+from attnkit.course import load_config
+from attnkit.serve.exchange import CollectOne, Inbound, Record
 from attnkit.serve.journal import FAILED, GRADED, PENDING, Journal
 from attnkit.serve.status import main, report_section, status
 
@@ -72,15 +76,13 @@ def test_a_submission_under_another_students_name_is_refused(tmp_path: Path) -> 
     into inbound (world-writable in nbgrader's exchange). nbgrader's collect would only warn and
     grade it as ana's; the service refuses it. Ana's own submission (written by the service's
     account here, as in a single-user course) is accepted."""
-    from attnkit.serve.exchange import Inbound, Record
-
     (tmp_path / "nbgrader_config.py").write_text(
-        f"c.Exchange.root = {str(tmp_path / 'exchange')!r}\nc.CourseDirectory.course_id = 'c'\n")
-    from attnkit.course import load_config
-
+        f"c.Exchange.root = {str(tmp_path / 'exchange')!r}\nc.CourseDirectory.course_id = 'c'\n"
+        f"c.CourseDirectory.db_url = 'sqlite:///{tmp_path / 'gradebook.db'}'\n")
     inbound = Inbound(load_config(tmp_path))
     inbound.path.mkdir(parents=True)
-    forged = Record("ana+ps1+2026-01-01 00:00:00.000000 UTC+x", "ana", "ps1", 0.0)
+    # dated after ana's own, so that nbgrader's rule alone would count it
+    forged = Record("ana+ps1+2026-01-01 00:00:02.000000 UTC+x", "ana", "ps1", 0.0)
     (inbound.path / forged.name).mkdir()
     os.chown(inbound.path / forged.name, 65534, 65534)
     assert "handed in by the account 'nobody' under the name of 'ana'" in (
@@ -88,3 +90,10 @@ def test_a_submission_under_another_students_name_is_refused(tmp_path: Path) -> 
     own = Record("ana+ps1+2026-01-01 00:00:01.000000 UTC+y", "ana", "ps1", 0.0)
     (inbound.path / own.name).mkdir()
     assert inbound.impostor(own) is None
+
+    config = load_config(tmp_path)
+    coursedir = CourseDirectory(config=config, student_id="ana", assignment_id="ps1")
+    collect = CollectOne(coursedir=coursedir, config=config)
+    with grader._alembic_on_path():
+        collect.init_src()
+    assert collect.chosen() == own.name  # the forged, later one does not win the rule

@@ -53,6 +53,13 @@ class CollectOne(ExchangeCollect):
     or with ``ExchangeCollect.before_duedate`` the latest before the due date. Links in a
     submission are copied as links, never followed (intake then removes them)."""
 
+    def _sort_by_timestamp(self, records: list[dict]) -> list[dict]:
+        """nbgrader's order, leaving out folders another account wrote under the student's
+        name: a forged, later-dated one would otherwise win nbgrader's rule."""
+        own = [r for r in records
+               if not foreign_owner(Path(self.inbound_path) / r["filename"], r["username"])]
+        return super()._sort_by_timestamp(own)
+
     def chosen(self) -> str | None:
         """The inbound folder the rule picks for ``coursedir.student_id`` (after ``init_src``)."""
         return self.src_records[0]["filename"] if self.src_records else None
@@ -99,18 +106,10 @@ class Inbound:
 
     def impostor(self, record: Record) -> str | None:
         """Why the account that wrote a submission may not hand it in under its student's name,
-        if it may not: the folder belongs to another real account than the student's and the
-        service's own (nbgrader's collect only warns, ``ExchangeCollect.check_owner``)."""
-        uid = (self.path / record.name).stat().st_uid
-        if uid in (os.getuid(), 0):
-            return None
-        try:
-            owner = pwd.getpwuid(uid).pw_name
-        except KeyError:
-            owner = f"uid {uid}"
-        if owner == record.student:
-            return None
-        return f"handed in by the account {owner!r} under the name of {record.student!r}"
+        if it may not (nbgrader's collect only warns, ``ExchangeCollect.check_owner``)."""
+        owner = foreign_owner(self.path / record.name, record.student)
+        return owner and f"handed in by the account {owner!r} under the name of " \
+                         f"{record.student!r}"
 
     def notice(self, name: str, outcome: str, **details: object) -> int:
         """Release a page for each notebook of submission ``name`` where nbgrader's
@@ -129,6 +128,19 @@ class Inbound:
             tmp.chmod(0o644)
             tmp.replace(target)  # atomic, as nbgrader's release_feedback does
         return len(notebooks)
+
+
+def foreign_owner(folder: Path, student: str) -> str | None:
+    """The account that owns a submission's folder if it is neither the student's nor the
+    service's own (nor root's)."""
+    uid = folder.stat().st_uid
+    if uid in (os.getuid(), 0):
+        return None
+    try:
+        owner = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        owner = f"uid {uid}"
+    return None if owner == student else owner
 
 
 def _secret(folder: Path) -> str:

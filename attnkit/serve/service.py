@@ -120,11 +120,10 @@ class GradeOnSubmit(LoggingConfigurable):
                 self.scan()
                 self.finish_done()
                 self.dispatch(client, kernel)
-                if idle_exit and not self.running and not self.journal.rows(PENDING):
-                    queued = self.journal.rows(QUEUED)
-                    if not queued:
-                        break
+                if idle_exit and not self.running and not self.journal.rows(PENDING, QUEUED):
+                    break
                 self._wait()
+            self.finish_done()  # what finished while stopping is recorded, not redone
 
     def _wait(self) -> None:
         """Until the next look at inbound, a finished task, or stop."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -108,6 +107,3 @@ def main(args: argparse.Namespace) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the status as JSON")
 
-
-if __name__ == "__main__":
-    sys.exit(main(argparse.Namespace(root=Path.cwd(), json=False)))
