@@ -17,6 +17,8 @@ from rich.table import Table
 
 from attnkit import course, export, grader, intake, report, samples, sandbox
 from attnkit.review import regrades, similarity
+from attnkit.serve import service as serve
+from attnkit.serve import status as serve_status
 
 console = Console(width=max(shutil.get_terminal_size().columns, 132))  # the grade table fits
 
@@ -112,6 +114,13 @@ def main(argv: list[str] | None = None) -> int:
     audit = sub.add_parser("regrades", help="summarise the regrade audit of one assignment")
     regrades.add_arguments(audit)
     audit.set_defaults(func=regrades.main)
+    srv = sub.add_parser("serve", help="grade each submission as it arrives in the exchange "
+                         "and release its feedback to that student")
+    serve.add_arguments(srv)
+    srv.set_defaults(func=serve.main)
+    stat = sub.add_parser("serve-status", help="the grading service's queue, failures, latency")
+    serve_status.add_arguments(stat)
+    stat.set_defaults(func=serve_status.main)
     args = parser.parse_args(argv)
     args.root = args.root.resolve()
     return args.func(args)

@@ -52,8 +52,9 @@ def default_workers() -> int:
 
 
 def grades_locally(args: list[str]) -> bool:
-    """Whether ``attnkit ARGS`` grades on a local cluster: autograde or demo, no --scheduler."""
-    return bool({"autograde", "demo"} & set(args)) and not any(
+    """Whether ``attnkit ARGS`` grades on a local cluster: autograde, demo or serve, no
+    --scheduler."""
+    return bool({"autograde", "demo", "serve"} & set(args)) and not any(
         arg.startswith("--scheduler") for arg in args)
 
 

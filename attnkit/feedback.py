@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbgrader
+from jinja2 import Environment
+from jinja2.bccache import Bucket, BytecodeCache
 from nbconvert.exporters import HTMLExporter
 from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
@@ -44,10 +46,34 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)(?:[ \t]+#+)?[ \t]*$", r
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.MULTILINE | re.DOTALL)
 
 
+class _CompiledTemplates(BytecodeCache):
+    """Jinja's compiled templates kept for the life of the process, by name and source
+    checksum: nbgrader builds an exporter per student, and compiling its templates again each
+    time was about a quarter of a feedback page's time (grade-on-submit writes many)."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
 class FeedbackExporter(HTMLExporter):
     """The feedback pages' exporter (``c.GenerateFeedback.exporter_class``): nbgrader's
     HTMLExporter, in a class of its own so that its template is configured apart from
     formgrader's, which reads ``c.HTMLExporter``; with the summary's filters."""
+
+    def _create_environment(self) -> Environment:
+        environment = super()._create_environment()
+        environment.bytecode_cache = _COMPILED
+        return environment
 
     def default_filters(self) -> Iterator[tuple[str, Callable]]:
         yield from super().default_filters()

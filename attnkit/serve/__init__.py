@@ -1,0 +1,1 @@
+"""Grade on submit: grade each submission in the exchange and release its feedback."""

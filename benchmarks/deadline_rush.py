@@ -1,0 +1,316 @@
+"""Deadline rush: 50 students submit 200 notebooks over 60 s to a running ``attnkit serve``.
+
+A scratch copy of the course with a real exchange folder (loopback only, nothing leaves the
+machine). Each student hands in the four assignments once, in a random order, at random
+moments of the minute; 40 % of the notebooks are right (the masters' solutions), 40 % wrong
+(ps1: a wrong function of ``tests/catalogue``; ps2-ps4: the demo class's typical mistakes,
+``attnkit.samples``), 20 % hostile (a random row of ``tests/hostile.py``: loops, bombs,
+crashes, tampering, broken files). Students submit through nbgrader's own ``ExchangeSubmit``.
+
+The baseline, measured first in the same run: one submission at a time to the idle service.
+Then the rush, and the rush again with the service killed (SIGKILL) at t = 30 s and started
+again a second later, as systemd's ``Restart=always`` would. For each it prints graded /
+submitted, lost (no feedback page for a submission; must be 0), duplicated (a submission
+autograded more than once, from nbgrader's post-convert hook; must be 0), p50 / p95 / max
+submit-to-feedback latency (from the moment the student submits until the page
+``fetch_feedback`` would copy is in the exchange) and the ratio of p50 to the idle baseline,
+and the peak memory of the service's process tree. Targets on a 2-core machine: p50 < 3 s,
+p95 < 10 s.
+
+    .venv/bin/python benchmarks/deadline_rush.py [--students 50] [--per-student 4] [--seconds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import inspect
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import psutil
+from nbgrader.utils import notebook_hash
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from exchange_course import COURSE, exchange_course, place, right, submit  # noqa: E402
+from hostile import write_suite  # noqa: E402
+from test_catalogue_e2e import SKILLS, sample_entries, student_code  # noqa: E402
+
+from attnkit.samples import SAMPLES, Sample, build_submission  # noqa: E402
+from attnkit.serve.journal import GRADED, TERMINAL, Journal  # noqa: E402
+
+BIN = Path(sys.executable).parent
+ASSIGNMENTS = ["ps1_self_attention", "ps2_multihead_attention", "ps3_attention_layer",
+               "ps4_encoder_decoder_attention"]
+WITNESS = '''
+def _witness(assignment, student, notebooks):
+    stamp = open(os.path.join(HERE, "autograded", student, assignment, "timestamp.txt")).read()
+    with open(os.path.join(HERE, "graded.log"), "a") as log:
+        log.write(f"{student}|{assignment}|{stamp}\\n")
+c.Autograde.post_convert_hook = _witness
+'''
+
+
+class Notebooks:
+    """Right, wrong and hostile submissions of every assignment, as folders to copy."""
+
+    def __init__(self, root: Path, staging: Path) -> None:
+        self.root = root
+        staging.mkdir()
+        for name in ("source", "release"):
+            (staging / name).symlink_to(root / name)
+        write_suite(staging, ASSIGNMENTS)
+        self.hostile = {a: sorted((staging / "submitted").glob(f"*/{a}")) for a in ASSIGNMENTS}
+        self.wrong = {a: [self._sample(a, s) for s in SAMPLES[a].values()
+                          if s.expect and not s.blank] for a in ASSIGNMENTS}
+        a = ASSIGNMENTS[0]
+        self.wrong[a] = [self._sample(a, Sample(e.name, {SKILLS[check][0]: code}))
+                         for e in sample_entries() if not e.correct
+                         for check, code in [student_code(e)]]
+
+    def _sample(self, assignment: str, sample: Sample) -> nbformat.NotebookNode:
+        name = f"{assignment}.ipynb"
+        return build_submission(self.root / "source" / assignment / name,
+                                self.root / "release" / assignment / name, sample)
+
+    def put(self, home: Path, assignment: str, rng: random.Random) -> str:
+        kind = rng.choices(["right", "wrong", "hostile"], [40, 40, 20])[0]
+        if kind == "hostile":
+            folder = home / assignment
+            shutil.rmtree(folder, ignore_errors=True)
+            shutil.copytree(rng.choice(self.hostile[assignment]), folder, symlinks=True)
+            return kind
+        nb = right(self.root, assignment) if kind == "right" else rng.choice(
+            self.wrong[assignment])
+        place(home, assignment, nb)
+        return kind
+
+
+class Memory:
+    """Peak resident memory of a process tree, sampled every 0.25 s."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self.pids: list[int] = []
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.25):
+            total = 0
+            for pid in list(self.pids):
+                with contextlib.suppress(psutil.Error):
+                    root = psutil.Process(pid)
+                    for process in [root, *root.children(recursive=True)]:
+                        with contextlib.suppress(psutil.Error):
+                            total += process.memory_info().rss
+            self.peak = max(self.peak, total)
+
+
+def serve(root: Path, memory: Memory, log: str) -> subprocess.Popen:
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
+    with (root / log).open("a") as out:
+        service = subprocess.Popen([str(BIN / "attnkit"), "serve"], cwd=root, stdout=out,
+                                   stderr=out, env=env)
+    memory.pids.append(service.pid)
+    return service
+
+
+def ready(root: Path, service: subprocess.Popen, log: str, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while "serving" not in (root / log).read_text():
+        assert service.poll() is None and time.monotonic() < deadline, \
+            (root / log).read_text()[-3000:]
+        time.sleep(0.2)
+
+
+class Watch:
+    """When each submission's page (other than 'queued') appears where fetch_feedback looks."""
+
+    def __init__(self, exchange: Path) -> None:
+        self.inbound = exchange / COURSE / "inbound"
+        self.feedback = exchange / COURSE / "feedback"
+        self.submitted: dict[str, float] = {}
+        self.pages: dict[str, Path] = {}
+        self.answered: dict[str, float] = {}
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def add(self, name: str, moment: float, assignment: str) -> None:
+        secret = (self.inbound / name / "submission_secret.txt").read_text()
+        with self.lock:
+            self.submitted[name] = moment
+            digest = notebook_hash(secret=secret, notebook_id=assignment)
+            self.pages[name] = self.feedback / f"{digest}.html"
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.05):
+            with self.lock:
+                waiting = [n for n in self.pages if n not in self.answered]
+            for name in waiting:
+                page = self.pages[name]
+                with contextlib.suppress(OSError):
+                    if page.exists() and 'content="queued"' not in page.read_text():
+                        self.answered[name] = time.time()
+
+    def latencies(self) -> list[float]:
+        return sorted(self.answered[n] - self.submitted[n] for n in self.answered)
+
+
+def journal_done(root: Path, seed: int) -> bool:
+    """Whether the service has recorded an outcome for every submission of this run."""
+    journal = Journal(root)
+    try:
+        return all(r.state in TERMINAL for r in journal.rows() if r.student.startswith(f"r{seed}s"))
+    finally:
+        journal.close()
+
+
+def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_student: int,
+         seconds: float, kill_at: float | None, seed: int) -> dict:
+    rng = random.Random(seed)
+    plan = []
+    for index in range(students):
+        for assignment in rng.sample(ASSIGNMENTS, per_student):
+            plan.append((rng.uniform(0, seconds), f"r{seed}s{index:02d}", assignment))
+    plan.sort()
+    memory = Memory()
+    service = serve(root, memory, f"serve-{seed}.log")
+    ready(root, service, f"serve-{seed}.log")
+    watch = Watch(base / "exchange")
+    kinds = Counter()
+    restarted = None
+
+    def hand_in(student: str, assignment: str) -> None:
+        home = base / "home" / student
+        kind = notebooks.put(home, assignment, random.Random(f"{student}{assignment}"))
+        moment = time.time()
+        try:
+            name = submit(root, base, student, assignment)
+        except Exception:  # noqa: BLE001 - nbgrader's submit refused it (a dangling link)
+            kinds["refused by nbgrader submit"] += 1
+            return
+        kinds[kind] += 1
+        watch.add(name, moment, assignment)
+
+    start = time.time()
+    with ThreadPoolExecutor(8) as pool:
+        futures = []
+        for at, student, assignment in plan:
+            while time.time() - start < at:
+                if kill_at is not None and restarted is None and time.time() - start >= kill_at:
+                    service.send_signal(signal.SIGKILL)
+                    service.wait()
+                    time.sleep(1)
+                    restarted = serve(root, memory, f"serve-{seed}.log")
+                time.sleep(0.01)
+            futures.append(pool.submit(hand_in, student, assignment))
+        for future in futures:
+            future.result()
+    if kill_at is not None and restarted is None:
+        service.send_signal(signal.SIGKILL)
+        service.wait()
+        restarted = serve(root, memory, f"serve-{seed}.log")
+    live = restarted or service
+    deadline = time.time() + 900
+    while ((len(watch.answered) < len(watch.submitted) or not journal_done(root, seed))
+           and time.time() < deadline and live.poll() is None):
+        time.sleep(0.2)
+    submitted = len(watch.submitted)
+    drained = time.time() - start
+    live.terminate()
+    live.wait(120)
+    watch.stop.set()
+    memory.stop.set()
+
+    journal = Journal(root)
+    rows = [r for r in journal.rows() if r.student.startswith(f"r{seed}s")]
+    journal.close()
+    witness = [line for line in (root / "graded.log").read_text().splitlines()
+               if line.startswith(f"r{seed}s")] if (root / "graded.log").exists() else []
+    latency = watch.latencies()
+    return {
+        "submitted": submitted, "graded": sum(r.state == GRADED for r in rows),
+        "states": Counter(r.state for r in rows), "kinds": kinds,
+        "lost": submitted - len(watch.answered) + sum(r.state not in TERMINAL for r in rows),
+        "duplicated": sum(count - 1 for count in Counter(witness).values() if count > 1),
+        "p50": statistics.median(latency) if latency else float("nan"),
+        "p95": statistics.quantiles(latency, n=100)[94] if len(latency) > 1 else float("nan"),
+        "max": latency[-1] if latency else float("nan"),
+        "peak_mb": memory.peak / 2**20, "drained": drained,
+    }
+
+
+def idle(base: Path, notebooks: Notebooks, root: Path, count: int) -> list[float]:
+    """Submit-to-feedback latency of ``count`` submissions, one at a time, service idle."""
+    memory = Memory()
+    service = serve(root, memory, "serve-idle.log")
+    ready(root, service, "serve-idle.log")
+    watch = Watch(base / "exchange")
+    for index in range(count):
+        assignment = ASSIGNMENTS[index % len(ASSIGNMENTS)]
+        place(base / "home" / f"idle{index}", assignment, right(root, assignment))
+        moment = time.time()
+        name = submit(root, base, f"idle{index}", assignment)
+        watch.add(name, moment, assignment)
+        while name not in watch.answered:
+            time.sleep(0.05)
+    service.terminate()
+    service.wait(120)
+    watch.stop.set()
+    memory.stop.set()
+    return watch.latencies()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=inspect.getdoc(sys.modules[__name__]))
+    parser.add_argument("--students", type=int, default=50)
+    parser.add_argument("--per-student", type=int, default=4, choices=range(1, 5))
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--kill-at", type=float, default=30.0)
+    args = parser.parse_args()
+    print(f"{args.students} students x {args.per_student} submissions over {args.seconds:g} s, "
+          f"{len(os.sched_getaffinity(0))} cores, load {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="attnkit-rush-", ignore_cleanup_errors=True) as scratch:
+        base = Path(scratch)
+        root = exchange_course(base, ASSIGNMENTS, WITNESS)
+        notebooks = Notebooks(root, base / "staging")
+        baseline = idle(base, notebooks, root, 8)
+        floor = statistics.median(baseline)
+        print(f"baseline (one at a time, idle service): p50 {floor:.2f} s, "
+              f"max {baseline[-1]:.2f} s over {len(baseline)}")
+        for label, kill_at, seed in (("rush", None, 1),
+                                     (f"rush, SIGKILL at t = {args.kill_at:g} s", args.kill_at, 2)):
+            r = rush(base, notebooks, root, args.students, args.per_student, args.seconds,
+                     kill_at, seed)
+            print(f"\n{label}: {dict(r['kinds'])}")
+            print(f"  graded / submitted  {r['graded']} / {r['submitted']}   "
+                  f"(states: {dict(r['states'])})")
+            print(f"  lost {r['lost']}   duplicated {r['duplicated']}")
+            print(f"  submit to feedback  p50 {r['p50']:.2f} s   p95 {r['p95']:.2f} s   "
+                  f"max {r['max']:.2f} s   (p50 / idle p50 = {r['p50'] / floor:.1f}x)")
+            print(f"  targets  p50 < 3 s: {'met' if r['p50'] < 3 else 'MISSED'}   "
+                  f"p95 < 10 s: {'met' if r['p95'] < 10 else 'MISSED'}   "
+                  f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
+            print(f"  peak memory of the service's process tree {r['peak_mb']:.0f} MB; "
+                  f"all answered {r['drained']:.0f} s after the first submission")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

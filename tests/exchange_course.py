@@ -1,0 +1,86 @@
+"""A scratch course wired to a real nbgrader exchange folder, and students who submit to it and
+fetch their feedback through nbgrader's own exchange classes (what the Assignments tab runs)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+from nbgrader.apps import NbGraderAPI
+from nbgrader.auth import Authenticator
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.exchange.default import ExchangeFetchFeedback, ExchangeSubmit
+
+from attnkit.course import load_config
+from attnkit.samples import Sample, build_submission
+
+COURSE = "self-attention"
+
+
+def exchange_course(base: Path, assignments: list[str], extra_config: str = "") -> Path:
+    """A copy of the course under ``base/course`` whose exchange is ``base/exchange``, with
+    ``assignments`` released to it (``nbgrader release_assignment``)."""
+    from conftest import copy_course  # tests/ is on sys.path for pytest and the benchmark
+
+    root = copy_course(base / "course")
+    exchange = base / "exchange"
+    exchange.mkdir()
+    exchange.chmod(0o777)
+    with (root / "nbgrader_config.py").open("a") as config:
+        config.write(f"\nc.Exchange.root = {str(exchange)!r}\n{extra_config}\n")
+    api = NbGraderAPI(config=load_config(root))
+    for assignment in assignments:
+        result = api.release_assignment(assignment)
+        assert result["success"], result.get("log", "") + result.get("error", "")
+    return root
+
+
+def right(root: Path, assignment: str) -> nbformat.NotebookNode:
+    """The release with the master solutions filled in."""
+    name = f"{assignment}.ipynb"
+    return build_submission(root / "source" / assignment / name,
+                            root / "release" / assignment / name, Sample("right"))
+
+
+def place(home: Path, assignment: str, nb: nbformat.NotebookNode) -> None:
+    """Put ``nb`` in the student's working copy of ``assignment``."""
+    folder = home / assignment
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{assignment}.ipynb")
+
+
+def _config(root: Path, base: Path, student: str):
+    config = load_config(root)
+    config.Exchange.cache = str(base / "cache" / student)
+    coursedir = CourseDirectory(config=config)
+    coursedir.student_id = student
+    return config, coursedir
+
+
+def submit(root: Path, base: Path, student: str, assignment: str) -> str:
+    """``nbgrader submit`` of ``base/home/STUDENT/ASSIGNMENT`` as ``student``; returns the
+    inbound folder's name."""
+    config, coursedir = _config(root, base, student)
+    coursedir.assignment_id = assignment
+    app = ExchangeSubmit(coursedir=coursedir, authenticator=Authenticator(config=config),
+                         config=config)
+    app.assignment_dir = str(base / "home" / student)
+    app.start()
+    return app.assignment_filename
+
+
+def fetch_feedback(root: Path, base: Path, student: str, assignment: str) -> dict[str, str]:
+    """``nbgrader fetch_feedback`` as ``student``: the fetched pages by submission timestamp."""
+    config, coursedir = _config(root, base, student)
+    coursedir.assignment_id = assignment
+    app = ExchangeFetchFeedback(coursedir=coursedir, authenticator=Authenticator(config=config),
+                                config=config)
+    app.assignment_dir = str(base / "home" / student)
+    app.start()
+    folder = base / "home" / student / assignment / "feedback"
+    return {} if not folder.is_dir() else {
+        stamp: (folder / stamp / f"{assignment}.html").read_text()
+        for stamp in os.listdir(folder) if (folder / stamp / f"{assignment}.html").exists()}
