@@ -147,6 +147,7 @@ class AssignmentData:
     problems: list[Problem]
     absent: list[str]  # in the gradebook's student list, with no submission
     db_url: str = ""  # where the regrade audit is (attnkit.review.regrades)
+    course_root: Path | None = None  # where the grading service's journal is (attnkit.serve)
 
     @property
     def graded(self) -> list[Submission]:
@@ -412,7 +413,7 @@ def collect(root: Path, assignment: str) -> AssignmentData:
             entry.status = FAILED
     absent = [s for s in everyone if s not in submissions]
     return AssignmentData(assignment, cd.course_id, _display_db(cd.db_url), cells, max_score,
-                          submissions, problems, absent, db_url=cd.db_url)
+                          submissions, problems, absent, db_url=cd.db_url, course_root=root)
 
 
 # ------------------------------------------------------------------ the figures' numbers
@@ -639,9 +640,11 @@ PROBLEM_TONE = {INVALID: "bad", MISSING: "bad", NOT_GRADED: "bad", UNREADABLE: "
 
 def review_sections(data: AssignmentData, folder: Path | None) -> list[tuple[str, str, str]]:
     """(id, nav title, HTML) of the sections from ``attnkit.review``: item statistics, the
-    regrade audit, and a link to the similarity page when one sits beside the report."""
+    regrade audit, a link to the similarity page when one sits beside the report, and the
+    grading service's status when it has run in this course."""
     from attnkit.review import itemstats, regrades
     from attnkit.review.pages import render
+    from attnkit.serve import status as serve_status
 
     found = [("items", "Item statistics", itemstats.section(data))]
     if data.db_url:
@@ -649,6 +652,9 @@ def review_sections(data: AssignmentData, folder: Path | None) -> list[tuple[str
     if folder is not None and (folder / "similarity.html").is_file():
         found.append(("similarity", "Similar submissions",
                       render("similarity_link.html.j2", assignment=data.name)))
+    if data.course_root is not None and serve_status.status(data.course_root).running:
+        found.append(("feedback-on-submit", "Feedback on submit",
+                      serve_status.report_section(data.course_root)))
     return found
 
 

@@ -11,6 +11,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from attnkit import grader
 from attnkit.course import load_config
+from attnkit.report import AssignmentData, review_sections
 from attnkit.serve.exchange import CollectOne, Inbound, Record
 from attnkit.serve.journal import FAILED, GRADED, PENDING, Journal
 from attnkit.serve.status import main, report_section, status
@@ -64,6 +65,14 @@ def test_status_counts_latency_and_escapes_reasons(tmp_path: Path, capsys) -> No
     assert main(argparse.Namespace(root=tmp_path, json=False)) == 0
     printed = capsys.readouterr().out
     assert "queue 2" in printed and "FAILED x ps1" in printed and "p50 3.0 s" in printed
+
+    def report(root: Path) -> dict[str, str]:  # the report page's extra sections
+        data = AssignmentData("ps1", "course", "gradebook.db", [], 2.0, {}, [], [],
+                              course_root=root)
+        return {ident: body for ident, _, body in review_sections(data, None)}
+
+    assert "p50 3.0 s" in report(tmp_path)["feedback-on-submit"]
+    assert "feedback-on-submit" not in report(tmp_path / "elsewhere")  # where it never ran
 
 
 def test_status_before_the_service_ever_ran(tmp_path: Path) -> None:
