@@ -18,9 +18,9 @@ from nbgrader.utils import parse_utc, temp_attrs
 from traitlets.utils.importstring import import_item
 
 from attnkit import grader, intake
-from attnkit.gradebook import shared_engine
 from attnkit.serve.exchange import SECRET, CollectOne, epoch
 from attnkit.serve.journal import FAILED, GRADED, JOURNAL, NOT_COUNTED, SUPERSEDED
+from attnkit.upstream.gradebook import shared_engine
 
 MARKS = JOURNAL.parent / "graded"  # one file per student and assignment: the secret graded
 
