@@ -188,6 +188,13 @@ CHECKS: dict[str, Check] = {
         a["query_token"], a["tokens"], a["W_Q"], a["W_K"], a["W_V"])),
     "ps4_split_heads": Check(lambda a: ref.split_heads(a["W"], a["n"])),
     "ps4_dimensions": Check(lambda a: DIMENSIONS[a["name"]], per_case=True),
+    "ps5_causal_mask": Check(lambda a: ref.causal_mask(a["N"])),
+    "ps5_masked_softmax": Check(lambda a: ref.masked_softmax_cols(a["scores"], a["mask"])),
+    "ps5_masked_attention": Check(lambda a: ref.masked_self_attention(
+        a["X"], *(a[k] for k in _UDL))),
+    "ps5_positional_encoding": Check(lambda a: ref.positional_encoding(a["D"], a["N"])),
+    "ps5_equivariance": Check(lambda a: ref.equivariance_gaps(
+        a["X"], a["perm"], *(a[k] for k in _UDL))),
 }
 
 

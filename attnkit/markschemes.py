@@ -31,4 +31,19 @@ with positional encodings?*
   just as parallel over tokens; the worksheet's sample answer is wrong here), or "smaller
   chunks of the sequence" (heads split the *features*, not the tokens).
 """,
+    "ps5_decoder_answer": """\
+**Mark scheme (TAs only, 2 points)**: *(a) why a decoder needs the causal mask; (b) does a
+causal layer know the order of the earlier tokens?*
+
+- **1 point (a)**: without the mask output n sees token n + 1, the token it is trained to
+  predict, so it learns to **copy the next token** (the training loss drops to almost zero);
+  when generating, that token does not exist yet, so the model is useless there. Accept
+  "it cheats / looks at the answer" if the reason (the target is visible) is given.
+- **1 point (b)**: **no**: output n = sum over m <= n of a_mn v_m is a weighted sum over the
+  *set* of earlier tokens, so permuting tokens 0, ..., n - 1 among themselves leaves output n
+  unchanged; the mask only tells which tokens came before, not their order, which must come
+  from the positional encoding. Also accept that stacked layers can infer positions only
+  indirectly (e.g. by counting how many tokens are visible). Do not award "yes, because the
+  mask is not equivariant" (the gap comes from the mask's shape, not from order information).
+""",
 }

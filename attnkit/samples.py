@@ -222,6 +222,54 @@ def get_attention_weights(scores):
             expect={"ps4_attention_weights": 0.5, "ps4_single_query": 0.5},
         ),
     },
+    "ps5_masked_attention": {
+        "aisha": Sample("complete and correct"),
+        "ben": Sample("handed in the blank notebook", blank=True),
+        "chen": Sample(
+            "masks after the softmax; cosines in the even rows of the encoding",
+            code={
+                "ps5_masked_attention_code": """\
+def masked_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    attentions = softmax_cols(K.T @ Q / np.sqrt(Q.shape[0])) * causal_mask(X.shape[1])
+    X_prime = V @ attentions
+    return X_prime, attentions
+""",
+                "ps5_positional_encoding_code": """\
+def positional_encoding(D, N):
+    Pi = np.zeros((D, N))
+    for n in range(N):
+        for i in range(D // 2):
+            Pi[2 * i, n] = np.cos(n / 10000 ** (2 * i / D))
+            Pi[2 * i + 1, n] = np.sin(n / 10000 ** (2 * i / D))
+    return Pi
+""",
+            },
+            expect={"ps5_masked_attention": 0.0, "ps5_positional_encoding": 0.0,
+                    "ps5_equivariance": 0.0},
+        ),
+        "dara": Sample(
+            "-inf and a stable softmax: nan on a fully masked column",
+            code={"ps5_masked_softmax_code": """\
+def masked_softmax_cols(scores, mask):
+    masked = np.where(mask, scores, -np.inf)
+    e = np.exp(masked - masked.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+"""},
+            expect={"ps5_masked_softmax": 0.5},
+        ),
+        "emil": Sample(
+            "the lower-triangular mask of a rows-convention tutorial",
+            code={"ps5_causal_mask_code": """\
+def causal_mask(N):
+    return np.tril(np.ones((N, N), dtype=bool))
+"""},
+            expect={"ps5_causal_mask": 0.0, "ps5_masked_attention": 0.0,
+                    "ps5_equivariance": 0.0},
+        ),
+    },
 }
 
 

@@ -184,7 +184,10 @@ SHORT = {"ps1_softmax": "softmax", "ps1_self_attention_loop": "loop",
          "ps2_multihead_general": "H heads", "ps3_softmax": "softmax", "ps3_init": "init",
          "ps3_forward": "forward", "ps4_get_scores": "scores", "ps4_scale_scores": "scale",
          "ps4_attention_weights": "weights", "ps4_context_vector": "context",
-         "ps4_single_query": "query", "ps4_split_heads": "split", "ps4_dimensions": "dims"}
+         "ps4_single_query": "query", "ps4_split_heads": "split", "ps4_dimensions": "dims",
+         "ps5_causal_mask": "mask", "ps5_masked_softmax": "m.softmax",
+         "ps5_masked_attention": "m.attn", "ps5_positional_encoding": "PE",
+         "ps5_equivariance": "gaps"}
 
 
 def _short(check: str) -> str:

@@ -50,6 +50,9 @@ TARGETS = {
     "ps4_encoder_decoder_attention": Target(
         "ps4_get_scores_code", "ps4_get_scores", "get_scores", "matrix, vector",
         ("ps4_get_scores", "ps4_single_query")),
+    "ps5_masked_attention": Target(
+        "ps5_causal_mask_code", "ps5_causal_mask", "causal_mask", "N",
+        ("ps5_causal_mask", "ps5_masked_attention", "ps5_equivariance")),
 }
 
 

@@ -38,11 +38,11 @@ def _expected_names(misconception: str) -> list[str]:
 # ------------------------------------------------------------------ the catalogue itself
 
 
-def test_the_catalogue_is_large_and_spread_over_the_four_assignments():
+def test_the_catalogue_is_large_and_spread_over_the_five_assignments():
     wrong = [e for e in ENTRIES if not e.correct]
     right = [e for e in ENTRIES if e.correct]
     assert len(wrong) >= 30 and len(right) >= 12, (len(wrong), len(right))
-    for ps in ("ps1", "ps2", "ps3", "ps4"):
+    for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         assert any(c.startswith(ps) for e in wrong for c in e.expect if e.expect[c]), ps
         assert any(c.startswith(ps) for e in right for c in e.expect), ps
     targeted = {c for e in ENTRIES for c in e.expect}
@@ -58,7 +58,8 @@ def test_the_catalogue_covers_the_classic_misconceptions():
         "wrong weight matrix", "weighted sum of inputs", "heads reversed",
         "heads joined along columns", "output projection omitted", "output projection per head",
         "reshape without transpose", "broadcast instead of weighted sum", "init std 0.1",
-        "hard-coded"}
+        "hard-coded", "mask after the softmax", "masked with 0 instead of -inf", "mask transposed",
+        "nan on a fully masked column", "sin and cos swapped", "wrong frequency base"}
     assert classic <= declared, classic - declared
 
 
@@ -150,7 +151,7 @@ def test_kill_matrix_command_meets_both_goals():
     caught = re.search(r"misconceptions caught: (\d+)/(\d+) \(100%\)", result.stdout)
     assert caught and caught.group(1) == caught.group(2), result.stdout[-2000:]
     assert re.search(r"correct solutions wrongly marked down: 0/\d+", result.stdout)
-    for check in ("ps1", "ps2", "ps3", "ps4"):
+    for check in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         assert f"{check}: score fraction per graded cell" in result.stdout
 
 
