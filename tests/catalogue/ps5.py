@@ -45,7 +45,7 @@ def causal_mask_tril_transposed(N):
     return np.tril(np.ones((N, N))).T.astype(int)
 
 
-@entry("ps5_causal_mask", wrong="mask transposed", says=("np.triu", "m <= n"))
+@entry("ps5_causal_mask", wrong="mask transposed", says=("np.triu", "transposed"))
 def causal_mask_tril(N):
     """The mask from a rows-convention tutorial: lower triangle."""
     return np.tril(np.ones((N, N), dtype=bool))
@@ -297,7 +297,7 @@ def masked_attention_strict(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
     return V @ attentions, attentions
 
 
-@entry("ps5_masked_attention", wrong="no mask", says=("m <= n",))
+@entry("ps5_masked_attention", wrong="no mask", says=("plain scaled attention",))
 def masked_attention_forgot_mask(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """The mask is built but never used."""
     Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
