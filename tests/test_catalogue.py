@@ -1,6 +1,6 @@
 """The misconception catalogue, run through the real grading path (probe's case runner, then judge).
 
-``tests/catalogue/*.py`` holds student-style implementations of every graded
+``attnkit/catalogue/*.py`` holds student-style implementations of every graded
 skill, right and wrong. Each wrong one must lose points in the cell that tests
 its skill, on every seed, with feedback that names its misconception; each
 correct one must get full marks, on every seed, warnings or not.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from attnkit.cases import SPECS
-from attnkit.misconceptions import GENERIC, WRONG, names
+from attnkit.judge.misconceptions import GENERIC
+from attnkit.judge.registry import assignments, checks, names
 from attnkit.validate import CATALOGUE, SEEDS, Entry, grade, load_catalogue, main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,7 +46,7 @@ def test_the_catalogue_is_large_and_spread_over_the_five_assignments():
         assert any(c.startswith(ps) for e in wrong for c in e.expect if e.expect[c]), ps
         assert any(c.startswith(ps) for e in right for c in e.expect), ps
     targeted = {c for e in ENTRIES for c in e.expect}
-    assert targeted == set(SPECS), f"cells without implementations: {set(SPECS) - targeted}"
+    assert targeted == set(checks()), f"cells without implementations: {set(checks()) - targeted}"
 
 
 def test_the_catalogue_covers_the_classic_misconceptions():
@@ -67,7 +67,7 @@ def test_every_declared_misconception_exists():
     known = names()
     for e in ENTRIES:
         for check, m in e.expect.items():
-            assert check in SPECS, (e.name, check)
+            assert check in checks(), (e.name, check)
             if m:
                 for name in _expected_names(m):
                     assert name in known, f"{e.name}: {name!r} is neither a Wrong nor GENERIC"
@@ -78,10 +78,10 @@ def test_every_known_misconception_has_a_student_implementation():
     declared = {(c, n) for e in ENTRIES for c, m in e.expect.items() if m
                 for n in _expected_names(m)}
     declared_names = {n for _, n in declared}
-    missing = sorted({w.name for ws in WRONG.values() for w in ws} - declared_names)
+    missing = sorted({w.name for c in checks().values() for w in c.wrong} - declared_names)
     assert not missing, f"misconceptions without a student implementation: {missing}"
-    for check, wrongs in WRONG.items():
-        if wrongs:
+    for check, c in checks().items():
+        if c.wrong:
             assert any(c == check for c, _ in declared), f"{check} has no wrong implementation"
 
 
@@ -152,8 +152,8 @@ def test_kill_matrix_command_meets_both_goals():
     caught = re.search(r"misconceptions caught: (\d+)/(\d+) \(100%\)", result.stdout)
     assert caught and caught.group(1) == caught.group(2), result.stdout[-2000:]
     assert re.search(r"correct solutions wrongly marked down: 0/\d+", result.stdout)
-    for check in ("ps1", "ps2", "ps3", "ps4", "ps5"):
-        assert f"{check}: score fraction per graded cell" in result.stdout
+    for assignment in assignments():
+        assert f"{assignment}: score fraction per graded cell" in result.stdout
 
 
 def test_kill_matrix_fails_when_a_goal_is_missed(tmp_path, capsys):
