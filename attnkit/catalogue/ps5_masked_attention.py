@@ -351,6 +351,41 @@ def masked_attention_naive_exp(X, omega_v, omega_q, omega_k, beta_v, beta_q, bet
     return V @ attentions, attentions
 
 
+@entry("ps5_masked_attention", wrong="biases forgotten", says=("beta_q",))
+def masked_attention_no_biases(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Q = omega_q @ X and so on, the biases left out."""
+    Q, K, V = omega_q @ X, omega_k @ X, omega_v @ X
+    N = X.shape[1]
+    scores = np.where(np.triu(np.ones((N, N), dtype=bool)), K.T @ Q / np.sqrt(Q.shape[0]),
+                      -np.inf)
+    attentions = _softmax_cols(scores)
+    return V @ attentions, attentions
+
+
+@entry("ps5_masked_attention", wrong="weighted sum of inputs")
+def masked_attention_sums_inputs(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Weights the tokens X instead of the values V."""
+    Q, K, _ = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    N = X.shape[1]
+    scores = np.where(np.triu(np.ones((N, N), dtype=bool)), K.T @ Q / np.sqrt(Q.shape[0]),
+                      -np.inf)
+    attentions = _softmax_cols(scores)
+    return X @ attentions, attentions
+
+
+@entry("ps5_masked_attention", wrong="wrong weight matrix", says=("values", "omega_k"))
+def masked_attention_copied_line(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The values line copied from the keys line, only the bias renamed."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_k @ X
+    N = X.shape[1]
+    scores = np.where(np.triu(np.ones((N, N), dtype=bool)), K.T @ Q / np.sqrt(Q.shape[0]),
+                      -np.inf)
+    attentions = _softmax_cols(scores)
+    return V @ attentions, attentions
+
+
 # ---------------------------------------------------------------- 4. positional encoding
 
 
