@@ -34,9 +34,9 @@ from nbgrader.preprocessors import (
 from nbgrader.utils import is_grade, is_solution
 from traitlets import Integer, Unicode
 
-from attnkit.checks import CHECKS, Verdict, judge
-from attnkit.markschemes import MARK_SCHEMES
-from attnkit.probe import MIME, SEED_ENV
+from attnkit.judge.registry import checks, mark_schemes
+from attnkit.judge.verdicts import Verdict, judge
+from attnkit.kernel.probe import MIME, SEED_ENV
 
 KERNEL_DIED = "KernelDied"
 CRASHED = ("this cell crashed the Python kernel (for example os._exit, a segfault or running out "
@@ -54,7 +54,7 @@ def course_salt(path: str) -> str:
     """The course's secret salt for grading seeds, made on first use (mode 0600).
 
     Each submission's hidden inputs derive from a hash of the salt, assignment, student and
-    notebook: without it a student cannot rebuild them offline from ``cases.py``. Losing it
+    notebook: without it a student cannot rebuild them offline from ``attnkit/kernel``. Losing it
     only changes the fresh inputs of later regrades."""
     salt = Path(path)
     if not salt.exists():
@@ -165,7 +165,7 @@ def unregistered(cell: NotebookNode) -> str | None:
     """Why an autograded test cell is not judged by the kit, or None if it is: its grade id
     must name a registered check, and its hidden block must probe that check."""
     grade_id = cell.metadata["nbgrader"].get("grade_id")
-    if grade_id not in CHECKS:
+    if grade_id not in checks():
         return f"no hidden check is registered for the graded test cell {grade_id!r}"
     if f'probe("{grade_id}"' not in cell.source:
         return (f"the graded test cell {grade_id!r} does not call "
@@ -183,8 +183,10 @@ class RequireRegisteredChecks(NbGraderPreprocessor):
                     if (problem := unregistered(cell))]
         if problems:
             name = resources.get("nbgrader", {}).get("notebook", "the notebook")
-            raise ValueError(f"{name}: {'; '.join(problems)}. Register the check (see "
-                             "attnkit/checks.py and attnkit/cases.py) before releasing.")
+            raise ValueError(f"{name}: {'; '.join(problems)}. Register the check (a Probe "
+                             "in attnkit/kernel/<assignment>.py, a Check in "
+                             "attnkit/judge/<assignment>.py; see docs/adding-a-question.md) "
+                             "before releasing.")
         return nb, resources
 
 
@@ -196,7 +198,7 @@ class JudgeProbes(NbGraderPreprocessor):
                                                      int(os.environ.get(SEED_ENV, "0")))
         for cell in filter(is_test_cell, nb.cells):
             grade_id = cell.metadata["nbgrader"].get("grade_id")
-            verdict = (self.judge_cell(cell, grade_id) if grade_id in CHECKS
+            verdict = (self.judge_cell(cell, grade_id) if grade_id in checks()
                        else self.refuse_cell(cell))
             cell.metadata[VERDICT] = {
                 "score": verdict.score, "points": verdict.points, "message": verdict.message,
@@ -254,7 +256,7 @@ class AddMarkSchemes(NbGraderPreprocessor):
             if cell.metadata.get(MARK_SCHEME):
                 continue  # only the kit writes mark schemes
             cells.append(cell)
-            scheme = MARK_SCHEMES.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+            scheme = mark_schemes().get(cell.metadata.get("nbgrader", {}).get("grade_id"))
             if scheme:
                 cells.append(from_dict({"cell_type": "markdown", "source": scheme,
                                         "metadata": {MARK_SCHEME: True}}))

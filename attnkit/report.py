@@ -38,8 +38,8 @@ from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.engine import make_url
 from tqdm import tqdm
 
-from attnkit import misconceptions
 from attnkit.course import load_config
+from attnkit.judge import misconceptions
 from attnkit.preprocessors import KERNEL_DIED, VERDICT
 
 if TYPE_CHECKING:

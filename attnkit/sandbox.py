@@ -46,7 +46,9 @@ PROVISIONER_NAME = "attnkit-sandbox-provisioner"
 KERNEL_NAME = "attnkit-sandbox"
 OPT_OUT_ENV = "ATTNKIT_UNSANDBOXED"
 PASS_THROUGH_ENV = ("ATTNKIT_SEED",)
-KERNEL_MODULES = ("__init__.py", "cases.py", "probe.py")
+# What the kernel may import of the kit (paths in attnkit/): the kernel package and the
+# ``attnkit.probe`` name that hidden test cells import. Never the judge.
+KERNEL_MODULES = ("__init__.py", "probe.py", "kernel/*.py")
 WORK_DIR = "/home/student"  # the scratch copy of the kernel's cwd, inside the sandbox
 LIB_DIR = "/opt/attnkit"  # the private copy of KERNEL_MODULES, inside the sandbox
 OPT_OUT_HINT = (
@@ -228,9 +230,11 @@ class Box:
         else:
             _copy_tree(Path(cwd), self.work, uid, [copy_limit])
         package = self.lib / "attnkit"
-        package.mkdir(parents=True)
-        for name in KERNEL_MODULES:
-            shutil.copyfile(Path(__file__).with_name(name), package / name)
+        for pattern in KERNEL_MODULES:
+            for source in Path(__file__).parent.glob(pattern):
+                target = package / source.relative_to(Path(__file__).parent)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
 
     def plan(self) -> list[list]:
         """Mount steps that bring this box into the sandbox."""

@@ -1,10 +1,10 @@
 """The kill matrix: run the student-style catalogue through the real grading path.
 
-``python -m attnkit.validate`` (from the repository root) loads every
-implementation in ``tests/catalogue/*.py``, runs it on each graded cell it
-targets exactly as a hidden test would (``attnkit.probe.run_case`` on every
-case of the check, then ``attnkit.checks.judge`` outside), for several grading
-seeds, and prints one table per problem set: rows are implementations,
+``python -m attnkit.validate`` loads every implementation in
+``attnkit/catalogue/*.py`` (one module per assignment), runs it on each graded
+cell it targets exactly as a hidden test would (``attnkit.kernel.probe.run_case``
+on every case of the check, then ``attnkit.judge.verdicts.judge`` outside), for
+several grading seeds, and prints one table per assignment: rows are implementations,
 columns are graded cells, entries the score fraction ('-' where the
 implementation does not target the cell). Then the two headline figures:
 
@@ -30,11 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnkit.cases import SPECS
-from attnkit.checks import Verdict, judge
-from attnkit.probe import records
+import attnkit.catalogue
+from attnkit.judge import registry
+from attnkit.judge.verdicts import Verdict, judge
+from attnkit.kernel.probe import records
 
-CATALOGUE = Path(__file__).resolve().parents[1] / "tests" / "catalogue"
+CATALOGUE = Path(attnkit.catalogue.__file__).parent
 SEEDS = (0, 1, 2, 7, 2024)
 MARK = "__attnkit_catalogue__"
 
@@ -177,18 +178,9 @@ def summarise(outcomes: list[Outcome]) -> Summary:
 # ------------------------------------------------------------------ printing
 
 
-SHORT = {"ps1_softmax": "softmax", "ps1_self_attention_loop": "loop",
-         "ps1_softmax_cols": "cols", "ps1_self_attention": "attn",
-         "ps1_scaled_attention": "scaled", "ps1_equivariance": "equiv",
-         "ps2_single_head": "head", "ps2_multihead_scaled": "2 heads",
-         "ps2_multihead_general": "H heads", "ps3_softmax": "softmax", "ps3_init": "init",
-         "ps3_forward": "forward", "ps4_get_scores": "scores", "ps4_scale_scores": "scale",
-         "ps4_attention_weights": "weights", "ps4_context_vector": "context",
-         "ps4_single_query": "query", "ps4_split_heads": "split", "ps4_dimensions": "dims"}
-
-
 def _short(check: str) -> str:
-    return SHORT.get(check, check.split("_", 1)[1].replace("_", " "))
+    """The check's column heading: its ``label``, else its grade id without the prefix."""
+    return registry.checks()[check].label or check.split("_", 1)[-1].replace("_", " ")
 
 
 def report(outcomes: list[Outcome], seeds: list[int], *, verbose: bool = False,
@@ -198,18 +190,16 @@ def report(outcomes: list[Outcome], seeds: list[int], *, verbose: bool = False,
     from rich.table import Table
 
     console = Console(no_color=plain, highlight=False, width=max(Console().width, 150))
-    checks = list(SPECS)
     by_entry: dict[str, dict[str, Outcome]] = {}
     for o in outcomes:
         by_entry.setdefault(o.entry.name, {})[o.check] = o
-    sets = sorted({c.split("_")[0] for c in checks})
-    for ps in sets:
-        columns = [c for c in checks if c.startswith(ps + "_")]
+    for assignment, module in registry.assignments().items():
+        columns = list(module.CHECKS)
         rows = [(name, cells) for name, cells in by_entry.items()
                 if any(c in cells for c in columns)]
         if not rows:
             continue
-        table = Table(title=f"{ps}: score fraction per graded cell (worst seed)",
+        table = Table(title=f"{assignment}: score fraction per graded cell (worst seed)",
                       title_justify="left", show_lines=False, pad_edge=False)
         table.add_column("implementation", no_wrap=True)
         table.add_column("expected", style="dim", no_wrap=True, max_width=40)

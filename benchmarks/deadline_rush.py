@@ -3,7 +3,7 @@
 A scratch copy of the course with a real exchange folder (loopback only, nothing leaves the
 machine). Each student hands in the four assignments once, in a random order, at random
 moments of the minute; 40 % of the notebooks are right (the masters' solutions), 40 % wrong
-(ps1: a wrong function of ``tests/catalogue``; ps2-ps4: the demo class's typical mistakes,
+(ps1: a wrong function of ``attnkit/catalogue``; ps2-ps4: the demo class's typical mistakes,
 ``attnkit.samples``), 20 % hostile (a random row of ``tests/hostile.py``: loops, bombs,
 crashes, tampering, broken files). Students submit through nbgrader's own ``ExchangeSubmit``.
 

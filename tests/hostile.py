@@ -19,8 +19,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-from attnkit.cases import SPECS
-from attnkit.checks import CHECKS
+from attnkit.judge.registry import checks
 from attnkit.samples import Sample, build_submission, solution_code
 
 ALL = "all"  # every autograded test cell of the assignment
@@ -50,6 +49,9 @@ TARGETS = {
     "ps4_encoder_decoder_attention": Target(
         "ps4_get_scores_code", "ps4_get_scores", "get_scores", "matrix, vector",
         ("ps4_get_scores", "ps4_single_query")),
+    "ps5_masked_attention": Target(
+        "ps5_causal_mask_code", "ps5_causal_mask", "causal_mask", "N",
+        ("ps5_causal_mask", "ps5_masked_attention", "ps5_equivariance")),
 }
 
 
@@ -259,9 +261,10 @@ FORGE_RECORDS = """\
 import os
 from IPython.display import display
 from attnkit import probe as _probe
+from attnkit.kernel.cases import probes
 
 def _forge(info):
-    for check in _probe.SPECS:
+    for check in probes():
         if f'probe("{{check}}"' in (info.raw_cell or "") and "{name}" in globals():
             for record in _probe.records(check, ({name},), int(os.environ["ATTNKIT_SEED"])):
                 display({{_probe.MIME: record}}, raw=True)
@@ -291,7 +294,7 @@ HUGE_OUTPUT = 'print("spam\\n" * 2_000_000)\n'
 # (values = the identity on extra rows of X give the weights; queries times sqrt(D_q) undo
 # the scaling)
 EQUIVARIANCE_LEAK = """\
-from attnkit.cases import equivariance_function
+from attnkit.kernel.ps1_self_attention import equivariance_function
 
 def _attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, scaled=True):
     (D, N), s = X.shape, 1.0 if scaled else np.sqrt(omega_q.shape[0])
@@ -406,7 +409,8 @@ SUITE: list[Hostile] = [
 
 def pinned_answer(target: Target) -> str:
     """The reference's answer on the notebook's own data, as a Python literal."""
-    value = CHECKS[target.test].reference(SPECS[target.test].cases(0)[0].args)
+    check = checks()[target.test]
+    value = check.reference(check.cases(0)[0].args)
     return f"np.array({np.asarray(value).tolist()!r})"
 
 

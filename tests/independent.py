@@ -184,3 +184,74 @@ def pinned_ps4() -> dict[str, tuple[np.ndarray, float]]:
         "output_sq_true": (out_sq, 1e-8), "weights_3_true": (w_3, 1e-8),
         "output_3_true": (out_3, 1e-8),
     }
+
+
+def ps5_data():
+    """The masked-attention notebook's data (D=4, N=5, tokens in columns), drawn independently."""
+    np.random.seed(3)
+    X = np.random.normal(size=(4, 5))
+    np.random.seed(0)
+    omega_q, omega_k, omega_v = (np.random.normal(size=(4, 4)) for _ in range(3))
+    beta_q, beta_k, beta_v = (np.random.normal(size=(4, 1)) for _ in range(3))
+    return X, (omega_q, omega_k, omega_v, beta_q, beta_k, beta_v)
+
+
+def masked_softmax_loop(scores, allowed) -> np.ndarray:
+    """Column by column over the allowed rows only; a column with none stays 0."""
+    scores = np.asarray(scores, dtype=float)
+    out = np.zeros_like(scores)
+    for n in range(scores.shape[1]):
+        rows = [m for m in range(scores.shape[0]) if allowed[m][n]]
+        if rows:
+            out[rows, n] = softmax_loop([scores[m, n] for m in rows])
+    return out
+
+
+def causal_attention_per_token(X, omega_q, omega_k, omega_v, beta_q, beta_k, beta_v):
+    """Output n from tokens 0..n only, one token at a time; returns (X', A)."""
+    N = X.shape[1]
+    q = [beta_q + omega_q @ X[:, [n]] for n in range(N)]
+    k = [beta_k + omega_k @ X[:, [n]] for n in range(N)]
+    v = [beta_v + omega_v @ X[:, [n]] for n in range(N)]
+    A = np.zeros((N, N))
+    for n in range(N):
+        A[: n + 1, n] = softmax_loop([float(np.sum(k[m] * q[n])) / math.sqrt(len(q[n]))
+                                      for m in range(n + 1)])
+    X_prime = np.hstack([sum(A[m, n] * v[m] for m in range(n + 1)) for n in range(N)])
+    return X_prime, A
+
+
+def sinusoids_loop(D: int, N: int) -> np.ndarray:
+    """Vaswani et al.'s formula entry by entry, with math.sin / math.cos."""
+    Pi = np.zeros((D, N))
+    for n in range(N):
+        for row in range(D):
+            angle = n / math.pow(10000.0, (row - row % 2) / D)
+            Pi[row, n] = math.sin(angle) if row % 2 == 0 else math.cos(angle)
+    return Pi
+
+
+def pinned_ps5() -> dict[str, tuple[np.ndarray, float]]:
+    X, params = ps5_data()
+    N = X.shape[1]
+    mask = np.array([[m <= n for n in range(N)] for m in range(N)])
+    scores = np.array([[1.0, 2, 3, 0], [0, 0, 0, 2], [-1, 4, 1, 1]])
+    allowed = [[True, True, False, False], [False, True, True, False], [True, False, True, False]]
+    X_causal, A_causal = causal_attention_per_token(X, *params)
+    P = np.eye(N)[:, [2, 0, 4, 1, 3]]  # the notebook's perm as a permutation matrix
+    Pi = sinusoids_loop(*X.shape)
+
+    def gap(f) -> float:
+        return float(np.max(np.abs(f(X @ P) - f(X) @ P)))
+
+    plain = lambda Z: attention_einsum(Z, *params, scaled=True)[0]  # noqa: E731
+    return {
+        "causal_mask_true": (mask, 0),
+        "masked_softmax_true": (masked_softmax_loop(scores, allowed), 1e-8),
+        "attentions_masked_true": (A_causal, 1e-3),  # printed to 3 decimals
+        "X_prime_masked_true": (X_causal, 1e-8),
+        "positional_true": (sinusoids_loop(4, 5), 1e-8),
+        "gaps_true": (np.array([gap(plain),
+                                gap(lambda Z: causal_attention_per_token(Z, *params)[0]),
+                                gap(lambda Z: plain(Z + Pi))]), 1e-8),
+    }

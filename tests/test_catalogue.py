@@ -1,6 +1,6 @@
 """The misconception catalogue, run through the real grading path (probe's case runner, then judge).
 
-``tests/catalogue/*.py`` holds student-style implementations of every graded
+``attnkit/catalogue/*.py`` holds student-style implementations of every graded
 skill, right and wrong. Each wrong one must lose points in the cell that tests
 its skill, on every seed, with feedback that names its misconception; each
 correct one must get full marks, on every seed, warnings or not.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from attnkit.cases import SPECS
-from attnkit.misconceptions import GENERIC, WRONG, names
+from attnkit.judge.misconceptions import GENERIC
+from attnkit.judge.registry import assignments, checks, names
 from attnkit.validate import CATALOGUE, SEEDS, Entry, grade, load_catalogue, main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,15 +38,15 @@ def _expected_names(misconception: str) -> list[str]:
 # ------------------------------------------------------------------ the catalogue itself
 
 
-def test_the_catalogue_is_large_and_spread_over_the_four_assignments():
+def test_the_catalogue_is_large_and_spread_over_the_five_assignments():
     wrong = [e for e in ENTRIES if not e.correct]
     right = [e for e in ENTRIES if e.correct]
     assert len(wrong) >= 30 and len(right) >= 12, (len(wrong), len(right))
-    for ps in ("ps1", "ps2", "ps3", "ps4"):
+    for ps in ("ps1", "ps2", "ps3", "ps4", "ps5"):
         assert any(c.startswith(ps) for e in wrong for c in e.expect if e.expect[c]), ps
         assert any(c.startswith(ps) for e in right for c in e.expect), ps
     targeted = {c for e in ENTRIES for c in e.expect}
-    assert targeted == set(SPECS), f"cells without implementations: {set(SPECS) - targeted}"
+    assert targeted == set(checks()), f"cells without implementations: {set(checks()) - targeted}"
 
 
 def test_the_catalogue_covers_the_classic_misconceptions():
@@ -58,7 +58,8 @@ def test_the_catalogue_covers_the_classic_misconceptions():
         "wrong weight matrix", "weighted sum of inputs", "heads reversed",
         "heads joined along columns", "output projection omitted", "output projection per head",
         "reshape without transpose", "broadcast instead of weighted sum", "init std 0.1",
-        "hard-coded"}
+        "hard-coded", "mask after the softmax", "masked with 0 instead of -inf", "mask transposed",
+        "nan on a fully masked column", "sin and cos swapped", "wrong frequency base"}
     assert classic <= declared, classic - declared
 
 
@@ -66,7 +67,7 @@ def test_every_declared_misconception_exists():
     known = names()
     for e in ENTRIES:
         for check, m in e.expect.items():
-            assert check in SPECS, (e.name, check)
+            assert check in checks(), (e.name, check)
             if m:
                 for name in _expected_names(m):
                     assert name in known, f"{e.name}: {name!r} is neither a Wrong nor GENERIC"
@@ -77,10 +78,10 @@ def test_every_known_misconception_has_a_student_implementation():
     declared = {(c, n) for e in ENTRIES for c, m in e.expect.items() if m
                 for n in _expected_names(m)}
     declared_names = {n for _, n in declared}
-    missing = sorted({w.name for ws in WRONG.values() for w in ws} - declared_names)
+    missing = sorted({w.name for c in checks().values() for w in c.wrong} - declared_names)
     assert not missing, f"misconceptions without a student implementation: {missing}"
-    for check, wrongs in WRONG.items():
-        if wrongs:
+    for check, c in checks().items():
+        if c.wrong:
             assert any(c == check for c, _ in declared), f"{check} has no wrong implementation"
 
 
@@ -146,12 +147,13 @@ def test_verdicts_depend_on_the_seed_only():
 def test_kill_matrix_command_meets_both_goals():
     result = subprocess.run([sys.executable, "-m", "attnkit.validate", "--plain"], cwd=REPO,
                             capture_output=True, text=True, timeout=300)
+    print(result.stdout)  # the kill matrix and its two figures, shown by pytest -rP
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     caught = re.search(r"misconceptions caught: (\d+)/(\d+) \(100%\)", result.stdout)
     assert caught and caught.group(1) == caught.group(2), result.stdout[-2000:]
     assert re.search(r"correct solutions wrongly marked down: 0/\d+", result.stdout)
-    for check in ("ps1", "ps2", "ps3", "ps4"):
-        assert f"{check}: score fraction per graded cell" in result.stdout
+    for assignment in assignments():
+        assert f"{assignment}: score fraction per graded cell" in result.stdout
 
 
 def test_kill_matrix_fails_when_a_goal_is_missed(tmp_path, capsys):

@@ -32,7 +32,7 @@ from attnkit.feedback import (
     summarise,
     title_from_comment,
 )
-from attnkit.markschemes import MARK_SCHEMES
+from attnkit.judge.registry import mark_schemes
 from attnkit.preprocessors import VERDICT, ClearHiddenTestsInTestCells
 from attnkit.sanitize import NeutraliseActiveContent
 
@@ -118,7 +118,7 @@ def test_control_space_at_a_line_end_is_a_space() -> None:
 def test_every_course_equation_converts(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     sources = [c.source for c in nb.cells if c.cell_type == "markdown"]
-    html = "".join(maths.render(s) for s in [*sources, *MARK_SCHEMES.values()])
+    html = "".join(maths.render(s) for s in [*sources, *mark_schemes().values()])
     assert "<math" in html
     assert 'class="tex"' not in html, "an equation was left as TeX"
     assert not re.search(r"<m[io]>\\", html), "an unknown TeX command shown as a backslash"

@@ -35,7 +35,7 @@ from hostile import expectations, graded_cells, write_suite  # noqa: E402
 from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
 
 from attnkit import course as kit_course  # noqa: E402
-from attnkit.checks import CHECKS  # noqa: E402
+from attnkit.judge.registry import checks  # noqa: E402
 from attnkit.preprocessors import hidden_lines  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -168,7 +168,7 @@ def test_feedback_never_shows_hidden_tests_or_runs_student_script(
     assert len(pages) == expected
     hidden = {line for master in (root / "source").glob("*/*.ipynb")
               for line in hidden_lines(nbformat.read(master, as_version=4).cells)}
-    assert len(hidden) >= len(CHECKS)  # at least the probe call of every check
+    assert len(hidden) >= len(checks())  # at least the probe call of every check
     for page in pages:
         html = page.read_text()
         shown = [line for line in hidden if line in PageText(html).text]

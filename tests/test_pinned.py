@@ -16,6 +16,7 @@ RECOMPUTED = {
     "ps2_multihead_attention": independent.pinned_ps2,
     "ps3_attention_layer": independent.pinned_ps3,
     "ps4_encoder_decoder_attention": independent.pinned_ps4,
+    "ps5_masked_attention": independent.pinned_ps5,
 }
 
 

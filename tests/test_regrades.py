@@ -5,6 +5,7 @@ check, a resubmission and a TA's manual score that must survive."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import os
 import sqlite3
@@ -17,8 +18,8 @@ import pytest
 from conftest import copy_course, run
 from nbgrader.api import Gradebook
 
-from attnkit import checks
 from attnkit import course as kit_course
+from attnkit.judge import registry
 from attnkit.review import regrades
 from attnkit.samples import SAMPLES, build_submission
 
@@ -59,12 +60,13 @@ def test_check_fingerprint_follows_the_text_not_the_module(tmp_path: Path) -> No
 
 def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     regrades.check_definition.cache_clear()
-    before = {g: regrades.check_hash(g, "cell", 1.0) for g in checks.CHECKS}
+    checks = registry.checks()
+    before = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
     assert len(set(before.values())) == len(before)
-    monkeypatch.setitem(checks.CHECKS, "ps1_softmax", checks.Check(
-        checks.CHECKS["ps1_softmax"].reference, per_case=True))
+    monkeypatch.setitem(checks, "ps1_softmax", dataclasses.replace(
+        checks["ps1_softmax"], per_case=True))
     regrades.check_definition.cache_clear()
-    after = {g: regrades.check_hash(g, "cell", 1.0) for g in checks.CHECKS}
+    after = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
     regrades.check_definition.cache_clear()
     assert [g for g in before if before[g] != after[g]] == ["ps1_softmax"]
     assert regrades.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
@@ -98,9 +100,10 @@ def test_record_and_summary_in_a_real_sqlite_file(tmp_path: Path) -> None:
 CHANGE_CHECK = '''
 # The instructor tightens ps1_softmax: the reference is now 1% larger (a deliberate change).
 import dataclasses as _dc
-from attnkit import checks as _checks
-_checks.CHECKS["ps1_softmax"] = _dc.replace(
-    _checks.CHECKS["ps1_softmax"], reference=lambda a, _ref=_checks.CHECKS["ps1_softmax"].reference:
+from attnkit.judge import registry as _registry
+_checks = _registry.checks()
+_checks["ps1_softmax"] = _dc.replace(
+    _checks["ps1_softmax"], reference=lambda a, _ref=_checks["ps1_softmax"].reference:
     _ref(a) * 1.01)
 '''
 
@@ -171,8 +174,8 @@ def test_regrade_through_stock_and_kit_autograde(tmp_path: Path) -> None:
 
 def test_check_fingerprints_agree_across_processes() -> None:
     """Grading workers are separate processes, with their own string-hash seeds."""
-    code = ("from attnkit.checks import CHECKS; from attnkit.review import regrades; "
-            "print(sorted((g, regrades.check_hash(g, '', 1.0)) for g in CHECKS))")
+    code = ("from attnkit.judge.registry import checks; from attnkit.review import regrades; "
+            "print(sorted((g, regrades.check_hash(g, '', 1.0)) for g in checks()))")
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}) for seed in "12"]
     seen = {proc.communicate(timeout=300)[0] for proc in procs}

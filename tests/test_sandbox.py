@@ -135,10 +135,12 @@ def test_runs_probe_but_not_reference(box: BlockingKernelClient) -> None:
     assert value(box, "__import__('numpy').arange(4).sum().item()") == 6
     run(box, "from attnkit.probe import probe")
     assert value(box, "__import__('attnkit').__file__") == "/opt/attnkit/attnkit/__init__.py"
-    for module in ("attnkit.reference", "attnkit.checks", "attnkit.misconceptions"):
+    for module in ("attnkit.judge", "attnkit.judge.reference", "attnkit.judge.verdicts",
+                   "attnkit.judge.misconceptions", "attnkit.catalogue"):
         assert value(box, f"fails(lambda: __import__({module!r}))") == "ModuleNotFoundError"
     loaded = value(box, "sorted(m for m in sys.modules if m.startswith('attnkit'))")
-    assert loaded == ["attnkit", "attnkit.cases", "attnkit.probe"]
+    assert loaded == ["attnkit", "attnkit.kernel", "attnkit.kernel.cases", "attnkit.kernel.probe",
+                      "attnkit.probe"]
 
 
 def test_environment_and_limits(box: BlockingKernelClient) -> None:
@@ -174,7 +176,8 @@ def test_filesystem(box: BlockingKernelClient, submission: Path) -> None:
         assert value(box, f"fails(lambda: os.listdir({str(path)!r}))") is not None, path
     # the repo root exists only as the mount point of the bound environment
     assert value(box, f"os.listdir({str(REPO)!r})") == [Path(sys.prefix).name]
-    for path in (REPO / "gradebook.db", REPO / "attnkit/reference.py", "leak.py", "/etc/shadow"):
+    for path in (REPO / "gradebook.db", REPO / "attnkit/judge/reference.py", "leak.py",
+                 "/etc/shadow"):
         assert value(box, f"fails(lambda: open({str(path)!r}).read())") is not None, path
     for path in ("/x", "/home/x", "/usr/x", "/etc/x", "/dev/x", "/opt/attnkit/x",
                  f"{sys.prefix}/x", "/tmp/attnkit-uids/x"):

@@ -31,7 +31,7 @@ from nbformat.v4 import (
 )
 
 from attnkit import course as kit_course
-from attnkit.markschemes import MARK_SCHEMES
+from attnkit.judge.registry import mark_schemes
 from attnkit.samples import SAMPLES, build_submission
 from attnkit.sanitize import NOTE, OUTPUT_NOTE, NeutraliseActiveContent, markdown_problems
 
@@ -492,7 +492,7 @@ def test_the_course_notebooks_and_mark_schemes_are_unchanged() -> None:
         nb, resources = neutralise(original)
         assert nb == original, f"{path.relative_to(ROOT)} was changed"
         assert resources["attnkit"]["neutralised"] == 0
-    for grade_id, scheme in MARK_SCHEMES.items():
+    for grade_id, scheme in mark_schemes().items():
         assert not markdown_problems(scheme, quick=False), grade_id
 
 

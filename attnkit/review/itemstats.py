@@ -72,9 +72,9 @@ def pearson(x: list[float], y: list[float]) -> float | None:
 def item_statistics(data: AssignmentData, generic: set[str] | None = None) -> list[ItemStat]:
     """One row per graded cell that has scores, in notebook order."""
     if generic is None:
-        from attnkit import misconceptions
+        from attnkit.judge.misconceptions import GENERIC
 
-        generic = set(getattr(misconceptions, "GENERIC", ()))
+        generic = set(GENERIC)
     graded = data.graded
     scored = {s.student: {key: m.score / m.max_score for key, m in s.marks.items()
                           if m.score is not None and m.max_score}
@@ -111,9 +111,9 @@ def _points(data: AssignmentData, key: tuple[str, str]) -> float:
 
 def section(data: AssignmentData) -> str:
     """The report's "Item statistics" section (HTML, from a Jinja template)."""
-    from attnkit import misconceptions
+    from attnkit.judge.misconceptions import GENERIC
 
-    generic = set(getattr(misconceptions, "GENERIC", ()))
+    generic = set(GENERIC)
     rows = []
     for stat in item_statistics(data, generic):
         rows.append({

@@ -160,16 +160,15 @@ def _ours(value: Any) -> bool:
 
 
 def check_objects(grade_id: str) -> list[Any]:
-    """What defines the hidden check of ``grade_id``: its registry entries and the judge."""
-    from attnkit import cases, checks, misconceptions
+    """What defines the graded cell ``grade_id``: its ``Check`` (inputs, probe, reference,
+    known-wrong variants, tolerance) and the judge, or its mark scheme."""
+    from attnkit.judge import registry, verdicts
 
     found: list[Any] = [grade_id]
-    for registry in (checks.CHECKS, cases.SPECS, misconceptions.WRONG,
-                     getattr(checks, "MARK_SCHEMES", {})):
-        if grade_id in registry:
-            found.append(registry[grade_id])
-    if len(found) > 1:
-        found.append(checks.judge)
+    if grade_id in registry.checks():
+        found += [registry.checks()[grade_id], verdicts.judge]
+    if grade_id in registry.written():
+        found.append(registry.written()[grade_id])
     return found
 
 

@@ -1,6 +1,6 @@
 """Reference maths for every graded skill: one idea per line, shapes in comments.
 
-UDL convention (ps1, ps2): tokens are the columns of X (D x N).
+UDL convention (ps1, ps2, ps5): tokens are the columns of X (D x N).
 Exam and worksheet convention (ps3, ps4): tokens are the rows.
 """
 
@@ -92,3 +92,47 @@ def single_query_attention(query_token, tokens, W_Q, W_K, W_V):
 def split_heads(W, n):
     """Column blocks of W, one (d, d_model / n) block per head."""
     return np.split(W, n, axis=1)
+
+
+# ---------------------------------------------------------------- ps5 (tokens in columns)
+
+
+def causal_mask(N):
+    """True where output n may look at input m: m <= n (itself and earlier tokens)."""
+    return np.triu(np.ones((N, N), dtype=bool))  # (N, N): rows are inputs m, columns outputs n
+
+
+def masked_softmax_cols(S, mask):
+    """Softmax down each column over its allowed entries; a column with none gets zeros."""
+    S = np.where(mask, S, -np.inf)  # (N, N): a masked score can never win
+    top = S.max(axis=0, keepdims=True)  # (1, N): -inf on a fully masked column
+    e = np.exp(S - np.where(np.isfinite(top), top, 0))  # exp(-inf) = 0, never -inf - -inf
+    total = e.sum(axis=0, keepdims=True)  # (1, N): 0 on a fully masked column
+    return e / np.where(total > 0, total, 1)  # 0 / 1, not 0 / 0
+
+
+def masked_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Causal scaled self-attention (eq. 12.9 with a mask); returns (X', A)."""
+    Q, K, V = qkv(X, omega_q, omega_k, omega_v, beta_q, beta_k, beta_v)
+    S = K.T @ Q / np.sqrt(Q.shape[0])  # (N, N): S[m, n] = k_m . q_n / sqrt(D_q)
+    A = masked_softmax_cols(S, causal_mask(X.shape[1]))  # A[m, n] = 0 for m > n
+    return V @ A, A  # (D_v, N), (N, N)
+
+
+def positional_encoding(D, N):
+    """Vaswani et al.'s sinusoids, position n in column n: rows 2i sin, rows 2i+1 cos."""
+    n = np.arange(N)[None, :]  # (1, N): positions 0 .. N-1
+    i = np.arange(D // 2)[:, None]  # (D/2, 1): one frequency per pair of rows
+    angle = n / 10000 ** (2 * i / D)  # (D/2, N)
+    Pi = np.empty((D, N))
+    Pi[0::2], Pi[1::2] = np.sin(angle), np.cos(angle)
+    return Pi  # (D, N)
+
+
+def equivariance_gaps(X, perm, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """max |f(X P) - f(X) P| for plain, causal and positional attention: (0, > 0, > 0)."""
+    params = (omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    maps = (lambda X: self_attention(X, *params, scaled=True)[0],
+            lambda X: masked_self_attention(X, *params)[0],
+            lambda X: self_attention(X + positional_encoding(*X.shape), *params, scaled=True)[0])
+    return np.array([np.abs(f(X[:, perm]) - f(X)[:, perm]).max() for f in maps])  # (3,)

@@ -1,9 +1,10 @@
-"""The grader's half of each hidden check: verdicts computed outside the kernel.
+"""Verdicts: a check's outputs, as the probe reported them, judged outside the kernel.
 
-``judge`` rebuilds a check's inputs from the grading seed, computes the
-reference answer, and compares the outputs the probe reported. A failing
-answer is compared with known misconceptions so the feedback can name the
-likely mistake; otherwise invariants (shape, finiteness) explain it.
+``judge`` finds the cell's check by grade id, rebuilds its inputs from the
+grading seed, computes the reference answer, and compares the outputs the probe
+reported. A failing answer is compared with the check's known misconceptions so
+the feedback can name the likely mistake; otherwise invariants (shape,
+finiteness) explain it.
 """
 
 from __future__ import annotations
@@ -11,22 +12,14 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from attnkit import reference as ref
-from attnkit.cases import SPECS, Args, Case, equivariance_function
-from attnkit.misconceptions import WRONG, Wrong
-
-
-@dataclass(frozen=True)
-class Check:
-    """How one graded test cell is judged."""
-
-    reference: Callable[[Args], Any]
-    per_case: bool = False  # partial credit case by case (independent questions)
-    statistical: Callable[[list[Any], Args], str | None] | None = None
+from attnkit.judge.check import Check
+from attnkit.judge.misconceptions import Raised, describe, run_variant
+from attnkit.kernel.cases import Args, Case
 
 
 @dataclass
@@ -56,10 +49,11 @@ def decode(value: Any) -> Any:
     return np.frombuffer(raw, dtype="<f8").reshape(shape)
 
 
-def same(got: Any, want: Any, slack: Any = 0.0) -> bool:
+def same(got: Any, want: Any, slack: Any = 0.0, *, rtol: float = 1e-4,
+         atol: float = 1e-6) -> bool:
     """Equal up to float tolerance; tuples and lists alike; size-1 axes ignored.
 
-    The tolerance is rtol 1e-4 plus atol 1e-6 x (1 + the largest |expected| entry),
+    The tolerance is ``rtol`` plus ``atol`` x (1 + the largest |expected| entry),
     plus ``slack``: extra absolute tolerance, a number or arrays shaped like ``want``
     (``judge`` passes the reference's own sensitivity on ill-conditioned cases;
     slack of another shape is ignored).
@@ -67,7 +61,6 @@ def same(got: Any, want: Any, slack: Any = 0.0) -> bool:
     (``np.array(outputs)`` for a list of outputs). A ``Raised`` (an exception in
     place of a result) matches only another ``Raised``.
     """
-    from attnkit.misconceptions import Raised
 
     if isinstance(got, Raised) or isinstance(want, Raised):
         return isinstance(got, Raised) and isinstance(want, Raised)
@@ -80,7 +73,8 @@ def same(got: Any, want: Any, slack: Any = 0.0) -> bool:
         if len(slacks) != len(want):
             slacks = [0.0] * len(want)  # slack shaped for another structure: none
         return (isinstance(got, (list, tuple)) and len(got) == len(want)
-                and all(same(g, w, e) for g, w, e in zip(got, want, slacks, strict=True)))
+                and all(same(g, w, e, rtol=rtol, atol=atol)
+                        for g, w, e in zip(got, want, slacks, strict=True)))
     try:
         if isinstance(got, (list, tuple)):
             got = np.stack([np.asarray(g, dtype=float) for g in got])
@@ -96,7 +90,7 @@ def same(got: Any, want: Any, slack: Any = 0.0) -> bool:
     finite = np.abs(want[np.isfinite(want)])
     scale = 1.0 + (finite.max() if finite.size else 0.0)
     with np.errstate(all="ignore"):
-        close = np.isclose(got, want, rtol=1e-4, atol=1e-6 * scale + extra, equal_nan=True)
+        close = np.isclose(got, want, rtol=rtol, atol=atol * scale + extra, equal_nan=True)
     return bool(np.all(close))
 
 
@@ -119,82 +113,11 @@ def _quietly(fn: Callable[[Args], Any], args: Args) -> Any:
         return fn(args)
 
 
-# ------------------------------------------------------------ statistical check
-
-
-def init_statistics(got: list[Any], args: Args) -> str | None:
-    """SelfAttention(dims): four distinct dims x dims matrices drawn from N(0, 1)."""
-    dims = args["dims"]
-    if not isinstance(got, list) or len(got) != 5:
-        return "expected the attributes W_q, W_k, W_v, W_o and dims"
-    got, stored = got[:4], got[4]
-    if np.shape(stored) != () or stored != dims:
-        return f"self.dims should be the layer size {dims}, got {stored}"
-    for name, W in zip(("W_q", "W_k", "W_v", "W_o"), got, strict=True):
-        if np.shape(W) != (dims, dims):
-            return f"{name} has shape {np.shape(W)}; expected (dims, dims) = ({dims}, {dims})"
-    if any(np.allclose(got[i], got[j]) for i in range(4) for j in range(i + 1, 4)):
-        return "two of W_q, W_k, W_v, W_o are identical: draw each matrix separately"
-    if dims * dims >= 1000:
-        values = np.concatenate([np.ravel(W) for W in got])
-        std, mean = float(values.std()), float(values.mean())
-        if abs(std - 1) > 0.1:
-            return (f"the weights have standard deviation {std:.3f}; the pseudocode asks for "
-                    "N(0, 1), standard deviation 1")
-        if abs(mean) > 0.1:
-            return f"the weights have mean {mean:.3f}; the pseudocode asks for mean 0"
-    return None
-
-
-# ------------------------------------------------------------ the registry
-
-_UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
-
-
-def _attention(scaled: bool) -> Callable[[Args], Any]:
-    return lambda a: ref.self_attention(a["X"], *(a[k] for k in _UDL), scaled=scaled)
-
-
-def _multihead(a: Args) -> Any:
-    heads = [{k: a[f"{k}{h}"] for k in _UDL} for h in (1, 2)]
-    return ref.multihead_self_attention(a["X"], heads, a["omega_c"])
-
-
-DIMENSIONS = {"head_W_shape": (4, 2), "concat_shape": (3, 4), "W_O_shape": (4, 4)}
-
-CHECKS: dict[str, Check] = {
-    "ps1_softmax": Check(lambda a: ref.softmax(np.asarray(a["items_in"], dtype=float))),
-    "ps1_self_attention_loop": Check(lambda a: ref.self_attention_loop(
-        a["all_x"], *(a[k] for k in _UDL))),
-    "ps1_softmax_cols": Check(lambda a: ref.softmax_cols(a["data_in"])),
-    "ps1_self_attention": Check(_attention(scaled=False)),
-    "ps1_scaled_attention": Check(_attention(scaled=True)),
-    "ps1_equivariance": Check(lambda a: ref.is_equivariant(
-        equivariance_function(a), a["X"], list(a["perm"]))),
-    "ps2_single_head": Check(lambda a: _attention(scaled=True)(a)[0]),
-    "ps2_multihead_scaled": Check(_multihead),
-    "ps2_multihead_general": Check(lambda a: ref.multihead_self_attention(
-        a["X"], a["heads"], a["omega_c"])),
-    "ps3_softmax": Check(lambda a: ref.softmax_rows(a["X"])),
-    "ps3_init": Check(lambda a: None, statistical=init_statistics),
-    "ps3_forward": Check(lambda a: ref.layer_forward(
-        a["x"], a["W_q"], a["W_k"], a["W_v"], a["W_o"])),
-    "ps4_get_scores": Check(lambda a: ref.get_scores(a["matrix"], a["vector"])),
-    "ps4_scale_scores": Check(lambda a: ref.scale_scores(a["scores"], a["n"])),
-    "ps4_attention_weights": Check(lambda a: ref.softmax(a["scores"])),
-    "ps4_context_vector": Check(lambda a: ref.get_context_vector(
-        a["attention_weights"], a["hidden_encoder_matrix"])),
-    "ps4_single_query": Check(lambda a: ref.single_query_attention(
-        a["query_token"], a["tokens"], a["W_Q"], a["W_K"], a["W_V"])),
-    "ps4_split_heads": Check(lambda a: ref.split_heads(a["W"], a["n"])),
-    "ps4_dimensions": Check(lambda a: DIMENSIONS[a["name"]], per_case=True),
-}
-
 
 # ------------------------------------------------------------ verdicts
 
 
-def _explain(check_id: str, cases: list[Case], got: list[Any], ok: list[bool],
+def _explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
              expected: list[Any], slack: list[Any] | None = None
              ) -> tuple[str, float, str | None]:
     """Why a check failed: (hint, fraction of the points kept, misconception name).
@@ -204,19 +127,18 @@ def _explain(check_id: str, cases: list[Case], got: list[Any], ok: list[bool],
     do not sum to 1, True/False, values), with the numbers of the first failing case.
     ``slack`` is the per-case extra tolerance ``judge`` allowed (ill-conditioned cases).
     """
-    from attnkit.misconceptions import Raised, describe, run_variant
-
+    close = partial(same, rtol=check.rtol, atol=check.atol)
     first = next(i for i, passed in enumerate(ok) if not passed)
     case, value, want = cases[first], got[first], expected[first]
     facts = describe(case)
     order = [first] + [i for i in range(len(cases)) if i != first]  # most variants differ there
-    for wrong in WRONG.get(check_id, ()):
+    for wrong in check.wrong:
         if wrong.fn is None:
             continue
         outs = []
         for i in order:
             outs.append(run_variant(wrong.fn, cases[i].args))
-            if not same(got[i], outs[-1], slack[i] if slack else 0.0):
+            if not close(got[i], outs[-1], slack[i] if slack else 0.0):
                 break
         else:  # matched every case; a mistake that crashes everywhere names nothing
             if not all(isinstance(o, Raised) for o in outs):
@@ -326,12 +248,13 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     known mistake keeps its ``Wrong.credit``; overflow on large logits only
     keeps half; anything else scores 0.
     """
-    from attnkit.misconceptions import Raised, describe, run_variant
+    from attnkit.judge.registry import checks
 
-    check, spec = CHECKS[check_id], SPECS[check_id]
+    check = checks()[check_id]
+    close = partial(same, rtol=check.rtol, atol=check.atol)
     state = np.random.get_state()
     try:
-        cases = spec.cases(seed)
+        cases = check.probe.cases(seed)
     finally:
         np.random.set_state(state)
     records = list(records) if isinstance(records, (list, tuple)) else []
@@ -366,7 +289,7 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
                 problem = f"unreadable result ({type(error).__name__})"
             if not problem:
                 continue
-            for wrong in WRONG.get(check_id, ()):
+            for wrong in check.wrong:
                 try:
                     shown = wrong.test is not None and all(
                         wrong.test(g, c.args) for g, c in zip(got, cases, strict=True))
@@ -381,7 +304,7 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases",
                        [True] * len(cases))
     expected = [_quietly(check.reference, c.args) for c in cases]
-    ok = [same(g, w) for g, w in zip(got, expected, strict=True)]
+    ok = [close(g, w) for g, w in zip(got, expected, strict=True)]
     slack: list[Any] = [0.0] * len(cases)
 
     def jitter(value: Any, rng: np.random.Generator) -> Any:
@@ -413,7 +336,7 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
             rng = np.random.default_rng([seed % 2**32, i])
             slack[i] = spread(expected[i], *(_quietly(check.reference, jitter(case.args, rng))
                                              for _ in range(2)))
-            ok[i] = same(value, expected[i], slack[i])
+            ok[i] = close(value, expected[i], slack[i])
         except Exception:  # noqa: BLE001 - no slack for odd outputs
             slack[i] = 0.0
     if all(ok):
@@ -425,9 +348,9 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
                 continue
             note = (f"{case.name}: your code raised {value.message[:200]}"
                     if isinstance(value, Raised) else f"{case.name} is not right")
-            for wrong in WRONG.get(check_id, ()):
+            for wrong in check.wrong:
                 out = run_variant(wrong.fn, case.args) if wrong.fn else None
-                if out is not None and not isinstance(out, Raised) and same(value, out):
+                if out is not None and not isinstance(out, Raised) and close(value, out):
                     note = wrong.message(describe(case))
                     named.append(wrong.name)
                     break
@@ -437,11 +360,9 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
                        f"{sum(ok)} of {len(ok)} right; " + "; ".join(notes), ok,
                        "; ".join(named) or "values differ")
     try:
-        hint, credit, name = _explain(check_id, cases, got, ok, expected, slack)
+        hint, credit, name = _explain(check, cases, got, ok, expected, slack)
     except Exception:  # noqa: BLE001 - a malformed result must not crash grading
         first = next(c for c, passed in zip(cases, ok, strict=True) if not passed)
         hint, credit, name = f"your result on {first.name} is not right", 0.0, "values differ"
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
 
-
-__all__ = ["CHECKS", "Check", "Verdict", "Wrong", "decode", "judge", "same"]

@@ -1,0 +1,1 @@
+"""Student-style code, right and wrong, for every graded skill: the kill matrix's input."""

@@ -1,0 +1,379 @@
+"""Known-wrong variants, the parts every assignment shares: ``Wrong``, the maths and hints.
+
+A variant computes what a particular misconception would return on a check's
+inputs (or raises where that mistake would crash). When a failing answer
+matches a variant on every case, the feedback shows that variant's hint, with
+the numbers of the first case it got wrong filled in (``{D}``, ``{Dq}``,
+``{sqrt_Dq}``... see ``describe``). Answers that match no variant are
+explained by invariants; those explanations carry one of the ``GENERIC`` names.
+
+A check's own variants are listed in its ``Check(wrong=[...])`` in the
+assignment's module (``attnkit/judge/<assignment>.py``); every name needs a
+student-style implementation in ``attnkit/catalogue/<assignment>.py``
+(``tests/test_consistency.py`` and ``python -m attnkit.validate`` prove it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge import reference as ref
+from attnkit.kernel.cases import Args, Case
+
+# Names of the explanations that come from invariants rather than from a variant.
+GENERIC = {
+    "hard-coded": "right on the notebook's data only: globals, typed-in sizes or answers",
+    "error": "the code raised an exception",
+    "wrong shape": "the result has the wrong shape",
+    "overflow": "inf or nan on large logits only",
+    "not finite": "inf or nan",
+    "not normalised": "softmax weights that do not sum to 1",
+    "wrong answer": "a wrong True/False answer",
+    "statistics": "random weights with the wrong distribution",
+    "values differ": "right shape, wrong numbers",
+}
+
+
+class Raised:
+    """Stands for an exception where a result was expected (student or variant)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Raised({self.message!r})"
+
+
+class _Facts(dict):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """One misconception of one check.
+
+    ``fn`` returns what the mistake gives on a case's arguments (or raises
+    where the mistake crashes). For per-case checks it may return None for
+    cases it says nothing about. Statistical checks, whose outputs are random,
+    use ``test(output, args)`` instead.
+    """
+
+    name: str
+    fn: Callable[[Args], Any] | None
+    hint: str
+    credit: float = 0.0  # fraction of the cell's points this mistake keeps
+    test: Callable[[Any, Args], bool] | None = None
+
+    def message(self, facts: dict) -> str:
+        return self.hint.format_map(_Facts(facts))
+
+
+def run_variant(fn: Callable[[Args], Any], args: Args) -> Any:
+    """A variant's output on one case, ``Raised`` where it raises."""
+    with np.errstate(all="ignore"):
+        try:
+            return fn(args)
+        except Exception as error:  # noqa: BLE001 - a crash is what some mistakes give
+            return Raised(f"{type(error).__name__}: {error}")
+
+
+# ------------------------------------------------------------------ facts for hints
+
+
+def _num(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def describe(case: Case) -> dict[str, Any]:
+    """The sizes of a case, for the hints: D, N, Dq, H, dims, n, T, d, d_k and their roots,
+    and the first fully masked column of a ``mask`` (``empty``)."""
+    a = case.args
+    f: dict[str, Any] = {"case": case.name}
+    if "X" in a and np.ndim(a["X"]) == 2:
+        f["D"], f["N"] = np.shape(a["X"])
+    if "all_x" in a:
+        f["D"], f["N"] = len(a["all_x"][0]), len(a["all_x"])
+    for key in ("omega_q", "omega_q1"):
+        if key in a:
+            f["Dq"] = np.shape(a[key])[0]
+    if "omega_q1" in a:
+        f["H"] = 2
+    if "heads" in a:
+        f["H"], f["Dq"] = len(a["heads"]), np.shape(a["heads"][0]["omega_q"])[0]
+    if "dims" in a:
+        f["dims"] = a["dims"]
+    for key in ("D", "N"):  # sizes passed as arguments (positional_encoding(D, N))
+        if key in a and np.ndim(a[key]) == 0:
+            f[key] = int(a[key])
+    if "mask" in a:  # the first column with no allowed entry
+        empty = np.flatnonzero(~np.asarray(a["mask"], dtype=bool).any(axis=0))
+        f["empty"] = int(empty[0]) if empty.size else "none"
+    if "x" in a:
+        f["n"] = np.shape(a["x"])[0]
+    for key in ("tokens", "matrix", "hidden_encoder_matrix"):
+        if key in a:
+            f["T"], f["d"] = np.shape(a[key])
+    if "W_K" in a:
+        f["d_k"] = np.shape(a["W_K"])[1]
+    if "n" in a:
+        f["n"] = a["n"]
+    if "W" in a:
+        f["rows"], f["cols"] = np.shape(a["W"])
+        f["block"] = f["cols"] // a["n"]
+    for key in ("items_in", "data_in", "scores") + (("X",) if "X" in a and "omega_q" not in a
+                                                    and "heads" not in a else ()):
+        if key in a:
+            f["zmax"] = f"{float(np.max(a[key])):.0f}"
+    scores = _raw_scores(a)
+    if scores is not None:
+        f["smax"] = f"{float(np.max(np.abs(scores))):.0f}"
+    for key in ("D", "N", "Dq", "dims", "n", "d", "d_k"):
+        if key in f:
+            f[f"sqrt_{key}"] = _num(math.sqrt(f[key]))
+            f[f"inv_sqrt_{key}"] = _num(1 / math.sqrt(f[key]))
+    return f
+
+
+def _raw_scores(a: Args) -> np.ndarray | None:
+    """The largest dot products a case feeds the softmax (before any scaling)."""
+    with np.errstate(all="ignore"):
+        if "omega_q" in a and ("X" in a or "all_x" in a):
+            X = a["X"] if "X" in a else np.hstack(a["all_x"])
+            return (a["beta_k"] + a["omega_k"] @ X).T @ (a["beta_q"] + a["omega_q"] @ X)
+        if "omega_q1" in a:
+            X = a["X"]
+            return (a["beta_k1"] + a["omega_k1"] @ X).T @ (a["beta_q1"] + a["omega_q1"] @ X)
+        if "heads" in a:
+            h, X = a["heads"][0], a["X"]
+            return (h["beta_k"] + h["omega_k"] @ X).T @ (h["beta_q"] + h["omega_q"] @ X)
+        if "W_q" in a and "x" in a:
+            return (a["x"] @ a["W_q"]) @ (a["x"] @ a["W_k"]).T
+        if "W_K" in a:
+            return (a["tokens"] @ a["W_K"]) @ (a["query_token"] @ a["W_Q"])
+    return None
+
+
+# ------------------------------------------------------------------ variant maths
+
+
+def naive_softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    e = np.exp(np.asarray(z, dtype=float))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def global_softmax(z: np.ndarray) -> np.ndarray:
+    """Normalised over every entry at once."""
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _divisor(scale: str, *, D: int, Dq: int, N: int) -> float:
+    return {"none": 1.0, "sqrt_Dq": math.sqrt(Dq), "sqrt_D": math.sqrt(D), "D": float(D),
+            "Dq": float(Dq), "sqrt_N": math.sqrt(N), "two": 2.0}[scale]
+
+
+Swap = tuple[str, str, bool]  # (role, matrix used instead, bias swapped too)
+
+
+def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str = "KtQ",
+                      biases: str = "qkv", values: str = "V", stable: bool = True,
+                      after: bool = False, swap: Swap | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
+    X = a["X"]
+    matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
+    if swap:
+        role, source, with_bias = swap
+        matrix[role] = source
+        if with_bias:
+            bias[role] = source
+
+    def project(role: str) -> np.ndarray:
+        b = a[f"beta_{bias[role]}"] if role in biases else 0.0
+        return b + a[f"omega_{matrix[role]}"] @ X
+
+    Q, K, V = project("q"), project("k"), project("v")
+    S = K.T @ Q if order == "KtQ" else Q.T @ K
+    divisor = _divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1])
+    soft = ref.softmax if stable else naive_softmax
+    A = soft(S, axis=axis) / divisor if after else soft(S / divisor, axis=axis)
+    return (X if values == "X" else V) @ A, A
+
+
+def loop_variant(a: Args, **kw: Any) -> list[np.ndarray]:
+    """The per-token version: a list of D x 1 outputs."""
+    X_prime, _ = attention_variant({**a, "X": np.hstack(a["all_x"])}, **kw)
+    return [X_prime[:, [n]] for n in range(X_prime.shape[1])]
+
+
+def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
+                      scale: str = "sqrt_Dq", reverse: bool = False, mix: str = "all",
+                      concat: str = "rows", stable: bool = True) -> np.ndarray:
+    """Multihead attention (eqs. 12.10-12.11) with one thing done wrong."""
+    outs = [attention_variant({"X": X, **h}, scale=scale, stable=stable)[0] for h in heads]
+    if reverse:
+        outs = outs[::-1]
+    if concat == "cols":  # side by side, then reshaped to D x N
+        stacked = np.hstack(outs).reshape(sum(o.shape[0] for o in outs), X.shape[1])
+    else:
+        stacked = np.vstack(outs)
+    if mix == "none":
+        return stacked
+    if mix == "per head":  # each head mixed by its own diagonal block of omega_c
+        ends = np.cumsum([o.shape[0] for o in outs])
+        return np.vstack([omega_c[e - o.shape[0]:e, e - o.shape[0]:e] @ o
+                          for o, e in zip(outs, ends, strict=True)])
+    return omega_c @ stacked
+
+
+
+def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str = "QKt",
+                  output: bool = True, values: str = "V", stable: bool = True,
+                  after: bool = False, transposed: bool = False,
+                  swap: Swap | None = None) -> np.ndarray:
+    """The exam's layer (tokens in rows) with one thing done wrong."""
+    x = a["x"]
+    matrix = {"q": "q", "k": "k", "v": "v"}
+    if swap:
+        matrix[swap[0]] = swap[1]
+
+    def project(role: str) -> np.ndarray:
+        W = a[f"W_{matrix[role]}"]
+        return x @ (W.T if transposed else W)
+
+    Q, K, V = project("q"), project("k"), project("v")
+    S = Q @ K.T if order == "QKt" else K @ Q.T
+    divisor = _divisor(scale, D=a["W_q"].shape[0], Dq=a["W_q"].shape[0], N=x.shape[0])
+    soft = ref.softmax if stable else naive_softmax
+    A = soft(S, axis=axis) / divisor if after else soft(S / divisor, axis=axis)
+    out = A @ (x if values == "x" else V)
+    if not output:
+        return out
+    return out @ (a["W_o"].T if transposed else a["W_o"])
+
+
+def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable: bool = True,
+                  swap: Swap | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One query against all tokens (rows) with one thing done wrong: (weights, output)."""
+    tokens = a["tokens"]
+    W = {"q": a["W_Q"], "k": a["W_K"], "v": a["W_V"]}
+    matrix = {"q": "q", "k": "k", "v": "v"}
+    if swap:
+        matrix[swap[0]] = swap[1]
+    q = a["query_token"] @ W[matrix["q"]]
+    K, V = tokens @ W[matrix["k"]], tokens @ W[matrix["v"]]
+    divisor = _divisor(scale, D=tokens.shape[1], Dq=K.shape[1], N=tokens.shape[0])
+    weights = (ref.softmax if stable else naive_softmax)(K @ q / divisor)
+    return weights, weights @ (tokens if values == "tokens" else V)
+
+
+
+# ------------------------------------------------------------------ hints
+
+_ROLE = {"q": "queries", "k": "keys", "v": "values"}
+
+
+def swaps(variant: Callable[..., Any], omega: str, beta: str | None, equation: str,
+           letters: str = "qkv") -> list[Wrong]:
+    """One projection computed with another projection's matrix (a copied line).
+
+    ``omega`` and ``beta`` name the matrices with {} for the letter, spelt as in
+    ``letters`` (the notebook's spelling: "QKV" for W_Q, W_K, W_V).
+    """
+    out = []
+    spell = dict(zip("qkv", letters, strict=True))
+    for role in "qkv":
+        for source in "qkv":
+            if source == role:
+                continue
+            for with_bias in ((False, True) if beta else (False,)):
+                used = omega.format(spell[source]) + (
+                    f" and {beta.format(spell[source])}" if beta and with_bias else "")
+                right = omega.format(spell[role]) + (
+                    f" and {beta.format(spell[role])}" if beta else "")
+                hint = (f"your {_ROLE[role]} were computed with {used}: the {_ROLE[role]} use "
+                        f"{right} ({equation}); look for a copied line where one letter was "
+                        "not changed")
+                out.append(Wrong("wrong weight matrix",
+                                 partial(variant, swap=(role, source, with_bias)), hint))
+    return out
+
+
+OVERFLOW = ("on {case} the scores reach {smax}: np.exp overflows to inf and inf / inf gives "
+             "nan. Use a softmax that subtracts the maximum first (softmax(z) = "
+             "softmax(z - max z), so nothing else changes): you keep half the points")
+
+SCALE_UDL = {
+    "none": "your attention is not scaled: divide K^T Q by sqrt(D_q) before the softmax "
+            "(eq. 12.9); for '{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}",
+    "sqrt_D": "on {case}, your result matches attention divided by sqrt(D) = sqrt({D}) = "
+              "{sqrt_D}, the size of one input; eq. 12.9 divides by sqrt(D_q) = sqrt({Dq}) = "
+              "{sqrt_Dq}, where D_q is the size of one query (the rows of Q, Q.shape[0])",
+    "D": "your result matches attention divided by D = {D}; eq. 12.9 divides by the square "
+         "root of the query size, sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}",
+    "Dq": "your result matches attention divided by D_q = {Dq} itself; eq. 12.9 divides by "
+          "its square root, sqrt({Dq}) = {sqrt_Dq}",
+    "sqrt_N": "your result matches attention divided by sqrt(N) = sqrt({N}) = {sqrt_N}, the "
+              "number of tokens; eq. 12.9 divides by sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}, the "
+              "size of one query: Q.shape[0], not Q.shape[1]",
+    "two": "you divided by 2 = sqrt(4), the notebook's value, for every input; for "
+           "'{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}: compute it from the "
+           "arguments (np.sqrt(Q.shape[0]))",
+}
+SCALE_NAMES = {"none": "no scaling", "sqrt_D": "scale sqrt(D)", "D": "scale D",
+                "Dq": "no square root", "sqrt_N": "scale sqrt(N)", "two": "scale fixed at 2"}
+
+
+AFTER_UDL = ("you divided after the softmax, so each column of weights sums to 1/sqrt(D_q) = "
+              "{inv_sqrt_Dq} instead of 1; divide the scores K^T Q by sqrt(D_q) = {sqrt_Dq} "
+              "before the softmax (eq. 12.9)")
+
+
+def udl_common(variant: Callable[..., Any]) -> list[Wrong]:
+    """Mistakes any UDL attention function can make (tokens in columns)."""
+    return [
+        Wrong("softmax over rows", lambda a: variant(a, axis=1),
+              "each row of your N x N attention matrix sums to 1, but with tokens in columns "
+              "column n holds the weights of output n and must sum to 1: apply the softmax "
+              "down the columns (axis 0), as softmax_cols does"),
+        Wrong("keys and queries swapped", lambda a: variant(a, order="QtK"),
+              "you compared queries and keys the wrong way round: you computed Q^T K, whose "
+              "entry (m, n) is q_m . k_n, instead of K^T Q (eq. 12.8), whose entry (m, n) is "
+              "k_m . q_n: the weights of output n come from output n's query against every "
+              "input's key"),
+        Wrong("biases forgotten", lambda a: variant(a, biases=""),
+              "your result matches attention without the biases: the queries, keys and values "
+              "are beta_q + Omega_q X, beta_k + Omega_k X and beta_v + Omega_v X (eq. 12.6); "
+              "numpy adds the bias column to every column of Omega X"),
+        Wrong("value bias forgotten", lambda a: variant(a, biases="qk"),
+              "your result matches attention without beta_v: the values are "
+              "V = beta_v + Omega_v X (eq. 12.6)"),
+        Wrong("weighted sum of inputs", lambda a: variant(a, values="X"),
+              "your outputs are weighted sums of the inputs X; they must be weighted sums of "
+              "the values V = beta_v + Omega_v X (X' = V A, eqs. 12.7-12.8)"),
+        Wrong("unstable softmax", lambda a: variant(a, stable=False), OVERFLOW, credit=0.5),
+        *swaps(variant, "omega_{}", "beta_{}", "eq. 12.6"),
+    ]
+
+
+def scales(variant: Callable[..., Any], hints: dict[str, str]) -> list[Wrong]:
+    """The wrong scale factors, one ``Wrong`` per entry of ``hints``."""
+    return [Wrong(SCALE_NAMES[scale], partial(variant, scale=scale), hint)
+            for scale, hint in hints.items()]
+
+
+def first(fn: Callable[..., tuple]) -> Callable[..., Any]:
+    return lambda a, **kw: fn(a, **kw)[0]
+
+
+def scaled(variant: Callable[..., Any], scale: str) -> Callable[..., Any]:
+    return lambda a, **kw: variant(a, scale=scale, **kw)
+

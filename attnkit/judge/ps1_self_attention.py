@@ -1,0 +1,171 @@
+"""Grader side of ps1_self_attention: its checks, mark scheme and demo class."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge import reference as ref
+from attnkit.judge.check import Check, Sample, Written, by_id
+from attnkit.judge.misconceptions import (
+    AFTER_UDL,
+    SCALE_UDL,
+    Wrong,
+    attention_variant,
+    global_softmax,
+    loop_variant,
+    naive_softmax,
+    scaled,
+    scales,
+    udl_common,
+)
+from attnkit.kernel.cases import Args
+from attnkit.kernel.ps1_self_attention import PROBES as P
+from attnkit.kernel.ps1_self_attention import equivariance_function
+
+_UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+
+
+def _attention(scaled: bool) -> Callable[[Args], Any]:
+    return lambda a: ref.self_attention(a["X"], *(a[k] for k in _UDL), scaled=scaled)
+
+
+def equivariance_variant(a: Args) -> bool:
+    """Permutes only the input: compares f(X[:, perm]) with f(X)."""
+    f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
+    return bool(np.allclose(f(X[:, perm]), f(X)))
+
+
+
+CHECKS = by_id(
+    Check(P["ps1_softmax"], lambda a: ref.softmax(np.asarray(a["items_in"], dtype=float)),
+          wrong=(
+            Wrong("no max subtraction", lambda a: naive_softmax(a["items_in"]),
+                  "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
+                  "gives nan. Subtract the largest score before np.exp (softmax(z) = "
+                  "softmax(z - max z), so nothing else changes): you keep half the points",
+                  credit=0.5),
+          ),
+          label="softmax"),
+    Check(P["ps1_self_attention_loop"], lambda a: ref.self_attention_loop(
+          a["all_x"], *(a[k] for k in _UDL)),
+          wrong=(
+            Wrong("scaled", lambda a: loop_variant(a, scale="sqrt_Dq"),
+                  "this part is the unscaled attention of eqs. 12.2-12.5: do not divide the dot "
+                  "products by sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}"),
+            *udl_common(loop_variant),
+          ),
+          label="loop"),
+    Check(P["ps1_softmax_cols"], lambda a: ref.softmax_cols(a["data_in"]),
+          wrong=(
+            Wrong("softmax over rows", lambda a: ref.softmax(a["data_in"], axis=1),
+                  "each row of your result sums to 1; softmax_cols must make each column sum to 1: "
+                  "take the max, the exp and the sum along axis 0 (with keepdims=True)"),
+            Wrong("softmax over all entries", lambda a: global_softmax(a["data_in"]),
+                  "your whole matrix sums to 1: you divided by the sum of all its entries. Divide "
+                  "each column by its own sum: np.sum(..., axis=0, keepdims=True)"),
+            Wrong("no max subtraction", lambda a: naive_softmax(a["data_in"], axis=0),
+                  "on {case} the largest entry is {zmax}: np.exp overflows to inf and inf / inf "
+                  "gives nan. Subtract each column's maximum first (it changes nothing else): "
+                  "you keep half the points", credit=0.5),
+          ),
+          label="cols"),
+    Check(P["ps1_self_attention"], _attention(scaled=False),
+          wrong=(
+            Wrong("scaled", lambda a: attention_variant(a, scale="sqrt_Dq"),
+                  "this part is the unscaled attention of eq. 12.8: do not divide K^T Q by "
+                  "sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq} yet (that is the next part)"),
+            *udl_common(attention_variant),
+          ),
+          label="attn"),
+    Check(P["ps1_scaled_attention"], _attention(scaled=True),
+          wrong=(
+            *scales(attention_variant, SCALE_UDL),
+            Wrong("scaled after softmax",
+                  lambda a: attention_variant(a, scale="sqrt_Dq", after=True), AFTER_UDL),
+            *udl_common(scaled(attention_variant, "sqrt_Dq")),
+          ),
+          label="scaled"),
+    Check(P["ps1_equivariance"], lambda a: ref.is_equivariant(
+          equivariance_function(a), a["X"], list(a["perm"])),
+          wrong=(
+            Wrong("one side not permuted", equivariance_variant,
+                  "you compared f(X[:, perm]) with f(X) (or f(X) with f(X)[:, perm]): only one "
+                  "side was permuted. Equivariance means f(X[:, perm]) equals f(X)[:, perm]: "
+                  "permute the input on one side and the output on the other"),
+          ),
+          label="equiv"),
+)
+
+WRITTEN = by_id(
+    Written("ps1_positional_answer", """\
+**Mark scheme (TAs only, 2 points)**: *would self-attention stay permutation equivariant
+with positional encodings?*
+
+- **1 point**: says **no** (not equivariant once positional encodings are added).
+- **1 point**: the reason: the encoding is tied to the *position*, not to the token. Adding
+  a matrix **P** gives Sa[X + P]; permuting the columns of X moves the tokens but not the
+  columns of P, so Sa[XΠ + P] ≠ Sa[X + P]Π in general. Each token now carries where it sits,
+  which is the point of positional encodings (word order matters).
+- Accept: "equivariant only if P is permuted too" or "only if all columns of P are equal"
+  (then P carries no position). Do not award the reason for "attention itself changes" or
+  for answers that only restate the definition.
+"""),
+)
+
+SAMPLES: dict[str, Sample] = {
+    "aisha": Sample("complete and correct"),
+    "ben": Sample("handed in the blank notebook", blank=True),
+    "chen": Sample(
+        "softmax without the max shift; scaled by D instead of sqrt(D_q)",
+        code={
+            "ps1_softmax_code": """\
+def softmax(items_in):
+    e = np.exp(np.array(items_in, dtype=float))
+    return e / np.sum(e)
+""",
+            "ps1_scaled_code": """\
+def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    attentions = softmax_cols(K.T @ Q / X.shape[0])
+    X_prime = V @ attentions
+    return X_prime, attentions
+""",
+        },
+        expect={"ps1_softmax": 0.5, "ps1_self_attention_loop": 0.5,
+                "ps1_scaled_attention": 0.0},
+    ),
+    "dara": Sample(
+        "softmax_cols normalises rows, so both attention functions fail",
+        code={"ps1_softmax_cols_code": """\
+def softmax_cols(data_in):
+    e = np.exp(data_in - np.max(data_in))
+    return e / e.sum(axis=1, keepdims=True)
+"""},
+        expect={"ps1_softmax_cols": 0.0, "ps1_self_attention": 0.0,
+                "ps1_scaled_attention": 0.0},
+    ),
+    "emil": Sample(
+        "Q^T K instead of K^T Q; an equivariance check that always says yes",
+        code={
+            "ps1_self_attention_code": """\
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    attentions = softmax_cols(Q.T @ K)
+    X_prime = V @ attentions
+    return X_prime, attentions
+""",
+            "ps1_equivariance_code": """\
+def check_equivariance(f, X, perm):
+    return True
+""",
+        },
+        expect={"ps1_self_attention": 0.0, "ps1_equivariance": 0.0},
+    ),
+}

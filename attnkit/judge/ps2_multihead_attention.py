@@ -1,0 +1,166 @@
+"""Grader side of ps2_multihead_attention: its checks and demo class."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge import reference as ref
+from attnkit.judge.check import Check, Sample, by_id
+from attnkit.judge.misconceptions import (
+    OVERFLOW,
+    SCALE_UDL,
+    Wrong,
+    attention_variant,
+    first,
+    multihead_variant,
+    scaled,
+    scales,
+    udl_common,
+)
+from attnkit.kernel.cases import Args
+from attnkit.kernel.ps2_multihead_attention import PROBES as P
+
+_UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+
+
+def _attention(scaled: bool) -> Callable[[Args], Any]:
+    return lambda a: ref.self_attention(a["X"], *(a[k] for k in _UDL), scaled=scaled)
+
+
+def _multihead(a: Args) -> Any:
+    heads = [{k: a[f"{k}{h}"] for k in _UDL} for h in (1, 2)]
+    return ref.multihead_self_attention(a["X"], heads, a["omega_c"])
+
+
+def _two_heads(a: Args) -> list[Args]:
+    return [{k: a[f"{k}{h}"] for k in ("omega_q", "omega_k", "omega_v", "beta_q", "beta_k",
+                                        "beta_v")} for h in (1, 2)]
+
+
+def _mh(a: Args, **kw: Any) -> np.ndarray:
+    return multihead_variant(a["X"], _two_heads(a), a["omega_c"], **kw)
+
+
+def _mh_general(a: Args, **kw: Any) -> np.ndarray:
+    return multihead_variant(a["X"], a["heads"], a["omega_c"], **kw)
+
+
+
+_SCALE_HEADS = {
+    "none": SCALE_UDL["none"],
+    "sqrt_D": "your result matches attention divided by sqrt(D) = sqrt({D}) = {sqrt_D}; in "
+              "multihead attention each head's queries have D_q = D/H = {D}/{H} = {Dq} "
+              "entries, so divide by sqrt({Dq}) = {sqrt_Dq} (use Q.shape[0])",
+    "D": "your result matches attention divided by D = {D}; each head divides by the square "
+         "root of its own query size, sqrt(D/H) = sqrt({Dq}) = {sqrt_Dq}",
+    "Dq": "your result matches attention divided by D/H = {Dq}; divide by its square root, "
+          "sqrt({Dq}) = {sqrt_Dq} (eq. 12.9)",
+}
+
+_SCALE_HEAD = {
+    **_SCALE_HEADS,
+    "sqrt_D": "your result matches a head scaled by sqrt(D) = sqrt({D}) = {sqrt_D}, the input "
+              "size; this head's queries have D_q = {Dq} rows (D/H, not D), so divide by "
+              "sqrt({Dq}) = {sqrt_Dq}: use Q.shape[0]",
+}
+
+_sa = first(attention_variant)
+
+
+CHECKS = by_id(
+    Check(P["ps2_single_head"], lambda a: _attention(scaled=True)(a)[0],
+          wrong=(
+            *scales(_sa, _SCALE_HEAD),
+            Wrong("returned the attention too",
+                  lambda a: list(attention_variant(a, scale="sqrt_Dq")),
+                  "you returned (X', attentions) as in problem set 1; single_head_attention "
+                  "returns only the head's output, a D/H x N = {Dq} x {N} matrix"),
+            *udl_common(scaled(_sa, "sqrt_Dq")),
+          ),
+          label="head"),
+    Check(P["ps2_multihead_scaled"], _multihead,
+          wrong=(
+            *scales(_mh, _SCALE_HEADS),
+            Wrong("heads reversed", lambda a: _mh(a, reverse=True),
+                  "the heads are stacked in reverse order: head 1's output goes on top, "
+                  "np.vstack([head1, head2]) (eq. 12.11)"),
+            Wrong("output projection omitted", lambda a: _mh(a, mix="none"),
+                  "your result is the {H} heads stacked into a {D} x {N} matrix but not mixed: "
+                  "multiply the stack by omega_c, X' = omega_c [Sa_1; Sa_2] (eq. 12.11)"),
+            Wrong("output projection per head", lambda a: _mh(a, mix="per head"),
+                  "you mixed each head with its own diagonal block of omega_c; omega_c "
+                  "({D} x {D}) mixes all the heads at once: "
+                  "omega_c @ np.vstack([head1, head2])"),
+            Wrong("heads joined along columns", lambda a: _mh(a, concat="cols"),
+                  "you joined the heads side by side (np.hstack, axis=1) and reshaped to "
+                  "{D} x {N}: "
+                  "the reshape scrambles the tokens. Stack them vertically, np.vstack([head1, "
+                  "head2]), so each column stays one token (eq. 12.11)"),
+            Wrong("unstable softmax", lambda a: _mh(a, stable=False), OVERFLOW, credit=0.5),
+          ),
+          label="2 heads"),
+    Check(P["ps2_multihead_general"], lambda a: ref.multihead_self_attention(
+          a["X"], a["heads"], a["omega_c"]),
+          wrong=(
+            *scales(_mh_general, _SCALE_HEADS),
+            Wrong("heads reversed", lambda a: _mh_general(a, reverse=True),
+                  "the heads are stacked in reverse order: stack head 1, head 2, ..., head H from "
+                  "the top, in the order of the list `heads` (eq. 12.11)"),
+            Wrong("output projection omitted", lambda a: _mh_general(a, mix="none"),
+                  "your result is the {H} heads stacked into a {D} x {N} matrix but not mixed: "
+                  "multiply the stack by omega_c (eq. 12.11)"),
+            Wrong("output projection per head", lambda a: _mh_general(a, mix="per head"),
+                  "you mixed each head with its own diagonal block of omega_c; omega_c "
+                  "({D} x {D}) mixes all the heads at once: omega_c @ np.vstack(outputs)"),
+            Wrong("heads joined along columns", lambda a: _mh_general(a, concat="cols"),
+                  "you joined the heads side by side (axis=1) and reshaped to {D} x {N}: the "
+                  "reshape scrambles the tokens. Stack them vertically with np.vstack (eq. 12.11)"),
+            Wrong("unstable softmax", lambda a: _mh_general(a, stable=False), OVERFLOW,
+                  credit=0.5),
+          ),
+          label="H heads"),
+)
+
+SAMPLES: dict[str, Sample] = {
+    "aisha": Sample("complete and correct"),
+    "ben": Sample("handed in the blank notebook", blank=True),
+    "chen": Sample(
+        "each head scaled by sqrt(D) instead of sqrt(D/H); every cell reuses the head",
+        code={"ps2_single_head_code": """\
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
+"""},
+        expect={"ps2_single_head": 0.0, "ps2_multihead_scaled": 0.0,
+                "ps2_multihead_general": 0.0},
+    ),
+    "dara": Sample(
+        "stacks head 2 above head 1",
+        code={"ps2_multihead_scaled_code": """\
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.concatenate([h2, h1], axis=0)
+"""},
+        expect={"ps2_multihead_scaled": 0.0},
+    ),
+    "emil": Sample(
+        "general version hard-wired to two heads",
+        code={"ps2_multihead_general_code": """\
+def multihead_self_attention(X, heads, omega_c):
+    h1 = single_head_attention(X, heads[0]["omega_v"], heads[0]["omega_q"], heads[0]["omega_k"],
+                               heads[0]["beta_v"], heads[0]["beta_q"], heads[0]["beta_k"])
+    h2 = single_head_attention(X, heads[1]["omega_v"], heads[1]["omega_q"], heads[1]["omega_k"],
+                               heads[1]["beta_v"], heads[1]["beta_q"], heads[1]["beta_k"])
+    return omega_c @ np.vstack([h1, h2])
+"""},
+        expect={"ps2_multihead_general": 0.0},
+    ),
+}

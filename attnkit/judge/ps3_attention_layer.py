@@ -1,0 +1,195 @@
+"""Grader side of ps3_attention_layer: its checks and demo class."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge import reference as ref
+from attnkit.judge.check import Check, Sample, by_id
+from attnkit.judge.misconceptions import (
+    OVERFLOW,
+    Wrong,
+    global_softmax,
+    layer_variant,
+    naive_softmax,
+    scales,
+    swaps,
+)
+from attnkit.kernel.cases import Args
+from attnkit.kernel.ps3_attention_layer import PROBES as P
+
+
+def init_statistics(got: list[Any], args: Args) -> str | None:
+    """SelfAttention(dims): four distinct dims x dims matrices drawn from N(0, 1)."""
+    dims = args["dims"]
+    if not isinstance(got, list) or len(got) != 5:
+        return "expected the attributes W_q, W_k, W_v, W_o and dims"
+    got, stored = got[:4], got[4]
+    if np.shape(stored) != () or stored != dims:
+        return f"self.dims should be the layer size {dims}, got {stored}"
+    for name, W in zip(("W_q", "W_k", "W_v", "W_o"), got, strict=True):
+        if np.shape(W) != (dims, dims):
+            return f"{name} has shape {np.shape(W)}; expected (dims, dims) = ({dims}, {dims})"
+    if any(np.allclose(got[i], got[j]) for i in range(4) for j in range(i + 1, 4)):
+        return "two of W_q, W_k, W_v, W_o are identical: draw each matrix separately"
+    if dims * dims >= 1000:
+        values = np.concatenate([np.ravel(W) for W in got])
+        std, mean = float(values.std()), float(values.mean())
+        if abs(std - 1) > 0.1:
+            return (f"the weights have standard deviation {std:.3f}; the pseudocode asks for "
+                    "N(0, 1), standard deviation 1")
+        if abs(mean) > 0.1:
+            return f"the weights have mean {mean:.3f}; the pseudocode asks for mean 0"
+    return None
+
+
+_SCALE_LAYER = {
+    "none": "the scores are not scaled: divide Q K^T by sqrt(dims) = sqrt({dims}) = "
+            "{sqrt_dims} before the softmax (pseudocode step 3)",
+    "Dq": "you divided Q K^T by dims = {dims}; divide by its square root, sqrt({dims}) = "
+          "{sqrt_dims}",
+    "sqrt_N": "you divided by sqrt(n) = sqrt({n}) = {sqrt_n}, the number of tokens (x.shape[0]); "
+              "divide by sqrt(dims) = sqrt({dims}) = {sqrt_dims}, the size of one query",
+    "two": "you divided by 2 = sqrt(4), the notebook's dims, for every layer; for "
+           "'{case}', dims = {dims}, so divide by sqrt({dims}) = {sqrt_dims} (use self.dims)",
+}
+
+
+def _weights(got: Any) -> np.ndarray:
+    """W_q, W_k, W_v, W_o (the probe reports them first, then dims) as one flat array."""
+    return np.concatenate([np.ravel(np.asarray(w, dtype=float)) for w in got[:4]])
+
+
+def _identical(got: Any, a: Args) -> bool:
+    return any(np.shape(got[i]) == np.shape(got[j]) and np.allclose(got[i], got[j])
+               for i in range(4) for j in range(i + 1, 4))
+
+
+
+CHECKS = by_id(
+    Check(P["ps3_softmax"], lambda a: ref.softmax_rows(a["X"]),
+          wrong=(
+            Wrong("softmax over columns", lambda a: ref.softmax(a["X"], axis=0),
+                  "each column of your result sums to 1; here each row is one set of scores and "
+                  "must sum to 1: take the max, the exp and the sum along axis=-1 with "
+                  "keepdims=True"),
+            Wrong("softmax over all entries", lambda a: global_softmax(a["X"]),
+                  "your whole matrix sums to 1: you divided by the sum of all its entries. Divide "
+                  "each row by its own sum: np.sum(..., axis=-1, keepdims=True)"),
+            Wrong("no max subtraction", lambda a: naive_softmax(a["X"], axis=-1),
+                  "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
+                  "gives nan. Subtract each row's maximum first (it changes nothing else): you "
+                  "keep half the points", credit=0.5),
+          ),
+          label="softmax"),
+    Check(P["ps3_init"], lambda a: None, statistical=init_statistics,
+          wrong=(
+            Wrong("identical weights", None,
+                  "Create each of W_q, W_k, W_v, W_o with its own call to np.random.normal: "
+                  "`a = b = ...` or reusing one matrix makes the projections the same",
+                  test=_identical),
+            Wrong("init std 0.1", None,
+                  "This is the exam's sample answer, np.random.randn(dims, dims) * 0.1; the "
+                  "pseudocode asks for N(0, 1): np.random.randn(dims, dims) or "
+                  "np.random.normal(0, 1, (dims, dims)), without the factor 0.1",
+                  test=lambda got, a: 0.07 < _weights(got).std() < 0.13
+                  and abs(_weights(got).mean()) < 0.05),
+            Wrong("uniform init", None,
+                  "You used np.random.rand, which draws uniformly from [0, 1) (mean 0.5, "
+                  "standard deviation 0.29); N(0, 1) is np.random.randn (with an n) or "
+                  "np.random.normal",
+                  test=lambda got, a: _weights(got).min() >= 0 and _weights(got).max() < 1
+                  and 0.4 < _weights(got).mean() < 0.6),
+          ),
+          label="init"),
+    Check(P["ps3_forward"], lambda a: ref.layer_forward(
+          a["x"], a["W_q"], a["W_k"], a["W_v"], a["W_o"]),
+          wrong=(
+            *scales(layer_variant, _SCALE_LAYER),
+            Wrong("scaled after softmax", lambda a: layer_variant(a, after=True),
+                  "you divided after the softmax, so each row of weights sums to 1/sqrt(dims) = "
+                  "{inv_sqrt_dims} instead of 1; divide the scores Q K^T by sqrt(dims) = "
+                  "{sqrt_dims} before the softmax"),
+            Wrong("softmax over columns", lambda a: layer_variant(a, axis=0),
+                  "each column of your n x n attention matrix sums to 1; with tokens in rows, row "
+                  "i holds the weights of output i and must sum to 1: softmax along axis=-1"),
+            Wrong("keys and queries swapped", lambda a: layer_variant(a, order="KQt"),
+                  "you computed K Q^T, the transpose of the scores: with tokens in rows the "
+                  "scores are Q K^T (entry (i, j) = query i . key j), so row i, which is "
+                  "softmaxed, holds the weights of output i"),
+            Wrong("output projection omitted", lambda a: layer_variant(a, output=False),
+                  "the result is not multiplied by W_o: the layer returns "
+                  "softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5)"),
+            Wrong("weighted sum of inputs", lambda a: layer_variant(a, values="x"),
+                  "your outputs are weighted sums of the tokens x; they must be weighted sums of "
+                  "the values V = x @ W_v"),
+            Wrong("weights transposed", lambda a: layer_variant(a, transposed=True),
+                  "you multiplied by the transposed weights (x @ W.T, as in torch's Linear); with "
+                  "tokens in rows the pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v "
+                  "and ends with @ W_o"),
+            Wrong("unstable softmax", lambda a: layer_variant(a, stable=False), OVERFLOW,
+                  credit=0.5),
+            *swaps(layer_variant, "W_{}", None, "pseudocode step 2"),
+          ),
+          label="forward"),
+)
+
+SAMPLES: dict[str, Sample] = {
+    "aisha": Sample("complete and correct"),
+    "ben": Sample("handed in the blank notebook", blank=True),
+    "chen": Sample(
+        "the exam's sample answer: weights with std 0.1, softmax without the max shift",
+        code={
+            "ps3_softmax_code": """\
+def softmax(X):
+    e = np.exp(X)
+    return e / np.sum(e, axis=1, keepdims=True)
+""",
+            "ps3_layer_code": """\
+class SelfAttention:
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = np.random.normal(0.0, 0.1, (dims, dims))
+        self.W_k = np.random.normal(0.0, 0.1, (dims, dims))
+        self.W_v = np.random.normal(0.0, 0.1, (dims, dims))
+        self.W_o = np.random.normal(0.0, 0.1, (dims, dims))
+
+    def forward(self, x):
+        Q = np.dot(x, self.W_q)
+        K = np.dot(x, self.W_k)
+        V = np.dot(x, self.W_v)
+        score = np.dot(Q, K.T) / np.sqrt(self.dims)
+        return np.dot(np.dot(softmax(score), V), self.W_o)
+""",
+        },
+        expect={"ps3_softmax": 0.5, "ps3_init": 0.0, "ps3_forward": 0.5},
+    ),
+    "dara": Sample(
+        "softmax over columns (axis 0) in a row-major layer",
+        code={"ps3_softmax_code": """\
+def softmax(X):
+    e = np.exp(X - X.max(axis=0))
+    return e / e.sum(axis=0)
+"""},
+        expect={"ps3_softmax": 0.0, "ps3_forward": 0.0},
+    ),
+    "emil": Sample(
+        "forgets W_o and scales by dims",
+        code={"ps3_layer_code": """\
+class SelfAttention:
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q = np.random.randn(dims, dims)
+        self.W_k = np.random.randn(dims, dims)
+        self.W_v = np.random.randn(dims, dims)
+        self.W_o = np.random.randn(dims, dims)
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / self.dims) @ V
+"""},
+        expect={"ps3_forward": 0.0},
+    ),
+}

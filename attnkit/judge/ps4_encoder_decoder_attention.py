@@ -1,0 +1,210 @@
+"""Grader side of ps4_encoder_decoder_attention: its checks, mark scheme and demo class."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge import reference as ref
+from attnkit.judge.check import Check, Sample, Written, by_id
+from attnkit.judge.misconceptions import (
+    OVERFLOW,
+    Wrong,
+    naive_softmax,
+    query_variant,
+    scales,
+    swaps,
+)
+from attnkit.kernel.cases import Args
+from attnkit.kernel.ps4_encoder_decoder_attention import PROBES as P
+
+DIMENSIONS = {"head_W_shape": (4, 2), "concat_shape": (3, 4), "W_O_shape": (4, 4)}
+
+_SCALE_QUERY = {
+    "none": "the scores are not scaled: divide them by sqrt(d_k) = sqrt({d_k}) = {sqrt_d_k}, "
+            "the size of one key (eq. 6)",
+    "sqrt_D": "on {case}, you divided by sqrt(d) = sqrt({d}) = {sqrt_d}, the size of a token; "
+              "divide by sqrt(d_k) = sqrt({d_k}) = {sqrt_d_k}, the size of one key "
+              "(W_K.shape[1])",
+    "Dq": "you divided the scores by d_k = {d_k}; divide by its square root, sqrt({d_k}) = "
+          "{sqrt_d_k}",
+}
+
+_CONTEXT_BUG = (
+    "your result matches sum(attention_weights * hidden_encoder_matrix), the worksheet's "
+    "code: numpy broadcasts the T weights along the feature axis, so weight j scales column j "
+    "(this only runs when T = d), then the rows are added. The context vector is the weighted "
+    "sum over tokens, sum_j alpha_j h_j: attention_weights @ hidden_encoder_matrix, or "
+    "(attention_weights[:, None] * hidden_encoder_matrix).sum(axis=0)")
+
+
+def _split_reshape(a: Args) -> list[np.ndarray]:
+    W, n = a["W"], a["n"]
+    return list(W.reshape(n, W.shape[0], -1))
+
+
+def _dims(answers: dict[str, tuple]) -> Callable[[Args], Any]:
+    return lambda a: answers.get(a["name"])
+
+
+
+CHECKS = by_id(
+    Check(P["ps4_get_scores"], lambda a: ref.get_scores(a["matrix"], a["vector"]),
+          wrong=(
+            Wrong("elementwise product", lambda a: a["matrix"] * a["vector"],
+                  "you multiplied element by element (matrix * vector gives a {T} x {d} matrix); "
+                  "score j is the dot product of row j with the vector: matrix @ vector gives "
+                  "{T} scores"),
+            Wrong("matrix transposed", lambda a: a["vector"] @ a["matrix"],
+                  "you computed vector @ matrix, which combines the columns of the matrix (and "
+                  "only runs when it is square); score j is row j . vector: matrix @ vector"),
+          ),
+          label="scores"),
+    Check(P["ps4_scale_scores"], lambda a: ref.scale_scores(a["scores"], a["n"]),
+          wrong=(
+            Wrong("no square root", lambda a: np.asarray(a["scores"]) / a["n"],
+                  "you divided by n = {n}; divide by its square root, sqrt({n}) = {sqrt_n} "
+                  "(eq. 2)"),
+            Wrong("scale fixed at 2", lambda a: np.asarray(a["scores"]) / 2,
+                  "you divided by 2 = sqrt(4), the notebook's n, for every input; for '{case}', "
+                  "n = {n}, so divide by sqrt({n}) = {sqrt_n}: use np.sqrt(n)"),
+          ),
+          label="scale"),
+    Check(P["ps4_attention_weights"], lambda a: ref.softmax(a["scores"]),
+          wrong=(
+            Wrong("no max subtraction", lambda a: naive_softmax(a["scores"]),
+                  "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
+                  "gives nan. Subtract the largest score before np.exp (it changes nothing "
+                  "else): you keep half the points", credit=0.5),
+          ),
+          label="weights"),
+    Check(P["ps4_context_vector"], lambda a: ref.get_context_vector(
+          a["attention_weights"], a["hidden_encoder_matrix"]),
+          wrong=(
+            Wrong("broadcast instead of weighted sum",
+                  lambda a: sum(a["attention_weights"] * a["hidden_encoder_matrix"]), _CONTEXT_BUG),
+            Wrong("summed to a number",
+                  lambda a: np.sum(a["attention_weights"][:, None] * a["hidden_encoder_matrix"]),
+                  "you added up everything and got one number; sum the weighted states over the "
+                  "tokens only (axis=0) to get a vector of size d = {d}"),
+            Wrong("rows weighted, not summed",
+                  lambda a: a["attention_weights"][:, None] * a["hidden_encoder_matrix"],
+                  "you weighted each state but did not add them up: sum the {T} weighted rows "
+                  "(axis=0) to get one vector of size d = {d}"),
+          ),
+          label="context"),
+    Check(P["ps4_single_query"], lambda a: ref.single_query_attention(
+          a["query_token"], a["tokens"], a["W_Q"], a["W_K"], a["W_V"]),
+          wrong=(
+            *scales(query_variant, _SCALE_QUERY),
+            Wrong("weighted sum of inputs", lambda a: query_variant(a, values="tokens"),
+                  "your output is a weighted sum of the tokens; it must be a weighted sum of the "
+                  "values V = tokens @ W_V (eq. 6)"),
+            Wrong("unstable softmax", lambda a: query_variant(a, stable=False), OVERFLOW,
+                  credit=0.5),
+            *swaps(query_variant, "W_{}", None, "eq. 5", letters="QKV"),
+          ),
+          label="query"),
+    Check(P["ps4_split_heads"], lambda a: ref.split_heads(a["W"], a["n"]),
+          wrong=(
+            Wrong("reshape without transpose", _split_reshape,
+                  "W.reshape(n, rows, -1) does not cut W into column blocks: reshape reads the "
+                  "entries row by row. For '{case}', head i takes the {block} consecutive "
+                  "columns i*{block} to (i+1)*{block}: W[:, i*k:(i+1)*k] with k = {cols}/{n}, or "
+                  "np.split(W, n, axis=1)"),
+            Wrong("split along rows", lambda a: np.split(a["W"], a["n"]),
+                  "np.split(W, n) cuts along the rows (axis 0) by default; the heads take blocks "
+                  "of columns: np.split(W, n, axis=1)"),
+            Wrong("strided columns", lambda a: [a["W"][:, i::a["n"]] for i in range(a["n"])],
+                  "W[:, i::n] takes every n-th column; head i takes {block} consecutive columns, "
+                  "W[:, i*{block}:(i+1)*{block}] (for '{case}')"),
+          ),
+          label="split"),
+    Check(P["ps4_dimensions"], lambda a: DIMENSIONS[a["name"]], per_case=True,
+          wrong=(
+            Wrong("head weights = full matrix", _dims({"head_W_shape": (4, 4)}),
+                  "head_W_shape: (4, 4) is the full W^Q before the split; each head's W^Q_i maps "
+                  "a token (d_model = 4) to that head's query of size d_k = d_model / h = 2"),
+            Wrong("head weights = head output", _dims({"head_W_shape": (3, 2)}),
+                  "head_W_shape: (3, 2) is the shape of one head's output (T x d_k), not of its "
+                  "weight matrix, which maps d_model = 4 features to d_k = 2"),
+            Wrong("head weights transposed", _dims({"head_W_shape": (2, 4)}),
+                  "head_W_shape: (2, 4) is transposed; tokens are rows, so X W^Q_i needs "
+                  "d_model = 4 rows and d_k = 2 columns"),
+            Wrong("concatenated weights", _dims({"concat_shape": (4, 4)}),
+                  "concat_shape: (4, 4) is the weight blocks side by side; Concat joins the heads' "
+                  "outputs, each T x d_v = 3 x 2"),
+            Wrong("heads stacked vertically", _dims({"concat_shape": (6, 2)}),
+                  "concat_shape: (6, 2) stacks the heads on top of each other; Concat puts them "
+                  "side by side, so each token's row gets h * d_v = 4 entries"),
+            Wrong("W^O = output shape", _dims({"W_O_shape": (3, 4)}),
+                  "W_O_shape: (3, 4) is the shape of the layer's output (T x d_model); W^O maps "
+                  "the h * d_v = 4 concatenated features to d_model = 4"),
+          ),
+          label="dims"),
+)
+
+WRITTEN = by_id(
+    Written("ps4_heads_answer", """\
+**Mark scheme (TAs only, 2 points)**: *benefits of several heads over one.*
+
+- **1 point**: each head has its own W_Q, W_K, W_V, so it computes its **own attention
+  pattern**: different heads can attend to different relations (syntax, coreference,
+  nearby vs distant tokens) in different learned subspaces; one head averages them into a
+  single softmax.
+- **1 point**: at about the **same cost** as one full-size head: each head works in
+  d_model / h dimensions, and W^O mixes the concatenated heads back to d_model (so the
+  layer stays dimension preserving).
+- Do not award: "multiple heads make training parallel / cheaper" alone (a single head is
+  just as parallel over tokens; the worksheet's sample answer is wrong here), or "smaller
+  chunks of the sequence" (heads split the *features*, not the tokens).
+"""),
+)
+
+SAMPLES: dict[str, Sample] = {
+    "aisha": Sample("complete and correct"),
+    "ben": Sample("handed in the blank notebook", blank=True),
+    "chen": Sample(
+        "the worksheet's own answers: broadcast context vector, its dimension answers",
+        code={
+            "ps4_context_vector_code": """\
+def get_context_vector(attention_weights, hidden_encoder_matrix):
+    return sum(attention_weights * hidden_encoder_matrix)
+""",
+            "ps4_dimensions_code": """\
+head_W_shape = (3, 2)
+concat_shape = (4, 4)
+W_O_shape = (4, 4)
+""",
+        },
+        expect={"ps4_context_vector": 0.0, "ps4_dimensions": 1 / 3},
+    ),
+    "dara": Sample(
+        "splits heads with a reshape, scales by the token size instead of d_k",
+        code={
+            "ps4_split_heads_code": """\
+def split_heads(W, n):
+    return list(W.reshape(n, W.shape[0], W.shape[1] // n))
+""",
+            "ps4_single_query_code": """\
+def single_query_attention(query_token, tokens, W_Q, W_K, W_V):
+    q = query_token @ W_Q
+    K = tokens @ W_K
+    V = tokens @ W_V
+    weights = get_attention_weights(scale_scores(K @ q, tokens.shape[1]))
+    return weights, weights @ V
+""",
+        },
+        expect={"ps4_split_heads": 0.0, "ps4_single_query": 0.0},
+    ),
+    "emil": Sample(
+        "softmax without the max shift",
+        code={"ps4_attention_weights_code": """\
+def get_attention_weights(scores):
+    return np.exp(scores) / np.sum(np.exp(scores))
+"""},
+        expect={"ps4_attention_weights": 0.5, "ps4_single_query": 0.5},
+    ),
+}

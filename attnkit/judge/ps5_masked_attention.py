@@ -1,0 +1,327 @@
+"""Grader side of ps5_masked_attention: its checks, mark scheme and demo class.
+
+Tokens are the columns of X (UDL). The variants below compute what a student with one
+misconception returns: a mask applied after the softmax, with 0 instead of -inf, transposed or
+without its diagonal; nan or uniform weights on a fully masked column; Vaswani et al.'s
+sinusoids with sin and cos swapped, another frequency base or positions from 1; equivariance
+measured with one side unpermuted or with the encoding moved along with the tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge import reference as ref
+from attnkit.judge.check import Check, Sample, Written, by_id
+from attnkit.judge.misconceptions import SCALE_UDL, Swap, Wrong, udl_common
+from attnkit.kernel.cases import Args
+from attnkit.kernel.ps5_masked_attention import PROBES as P
+
+_UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+
+
+def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf",
+                           empty: str = "zero", after: bool = False, axis: int = 0,
+                           stable: bool = True, invert: bool = False) -> np.ndarray:
+    """The masked column softmax with one thing done wrong.
+
+    ``fill`` is what the masked scores are replaced by; ``empty="raw"`` keeps whatever a
+    fully masked column gives (nan for -inf, uniform weights for -1e9) instead of zeros.
+    """
+    S, mask = np.asarray(S, dtype=float), np.asarray(mask, dtype=bool)
+    if invert:
+        mask = ~mask
+    if after:  # the softmax of every score, then the masked weights set to 0
+        return np.where(mask, ref.softmax(S, axis=axis), 0.0)
+    Z = np.where(mask, S, {"-inf": -np.inf, "zero": 0.0, "-1e9": -1e9}[fill])
+    e = np.exp(Z - Z.max(axis=axis, keepdims=True)) if stable else np.exp(Z)
+    W = e / e.sum(axis=axis, keepdims=True)
+    if empty == "raw":
+        return W
+    return np.where(mask.any(axis=axis, keepdims=True), W, 0.0)
+
+
+_MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
+          "transposed": lambda N: np.tril(np.ones((N, N), dtype=bool)),
+          "strict": lambda N: np.triu(np.ones((N, N), dtype=bool), k=1),
+          "none": lambda N: np.ones((N, N), dtype=bool)}
+
+
+def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf",
+                             empty: str = "zero", after: bool = False, scale: str = "sqrt_Dq",
+                             axis: int = 0, order: str = "KtQ", biases: str = "qkv",
+                             values: str = "V", stable: bool = True, swap: Swap | None = None
+                             ) -> tuple[np.ndarray, np.ndarray]:
+    """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
+    X = a["X"]
+    matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
+    if swap:
+        role, source, with_bias = swap
+        matrix[role] = source
+        if with_bias:
+            bias[role] = source
+
+    def project(role: str) -> np.ndarray:
+        b = a[f"beta_{bias[role]}"] if role in biases else 0.0
+        return b + a[f"omega_{matrix[role]}"] @ X
+
+    Q, K, V = project("q"), project("k"), project("v")
+    S = (K.T @ Q if order == "KtQ" else Q.T @ K) / (np.sqrt(Q.shape[0]) if scale == "sqrt_Dq"
+                                                    else 1.0)
+    A = masked_softmax_variant(S, _MASKS[mask](X.shape[1]), fill=fill, empty=empty, after=after,
+                               axis=axis, stable=stable)
+    return (X if values == "X" else V) @ A, A
+
+
+def positional_variant(a: Args, *, base: float = 10000.0, swap: bool = False,
+                       exponent: str = "pair", start: int = 0, layout: str = "interleaved",
+                       rows: bool = False, multiply: bool = False) -> np.ndarray:
+    """Vaswani et al.'s sinusoidal encoding (D x N) with one thing done wrong."""
+    D, N = int(a["D"]), int(a["N"])
+    n = np.arange(start, start + N)[None, :]
+    k = np.arange(D)[:, None]  # row index
+    power = (k // 2) * 2 / D if exponent == "pair" else k / D
+    wavelength = base ** power
+    angle = n * wavelength if multiply else n / wavelength
+    use_sin = (k % 2 == 0) if layout == "interleaved" else (k < D // 2)
+    if layout == "halves":  # rows i and D/2 + i share frequency i
+        angle = n / base ** ((k % (D // 2)) * 2 / D)
+    if swap:
+        use_sin = ~use_sin
+    Pi = np.where(use_sin, np.sin(angle), np.cos(angle))
+    return Pi.T if rows else Pi
+
+
+def gaps_variant(a: Args, *, compare: str = "both", positions: str = "fixed") -> np.ndarray:
+    """The three equivariance gaps (plain, causal, positional) measured wrongly."""
+    X, perm = a["X"], list(a["perm"])
+    Pi = positional_variant({"D": X.shape[0], "N": X.shape[1]})
+
+    def plain(Z: np.ndarray) -> np.ndarray:
+        return ref.self_attention(Z, *(a[k] for k in _UDL), scaled=True)[0]
+
+    def causal(Z: np.ndarray) -> np.ndarray:
+        return ref.masked_self_attention(Z, *(a[k] for k in _UDL))[0]
+
+    inverse = list(np.argsort(perm))
+    gaps = []
+    for f, shift in ((plain, 0.0), (causal, 0.0), (plain, Pi)):
+        moved = shift[:, perm] if positions == "moved" and np.ndim(shift) else shift
+        left = f(X[:, perm] + moved)
+        right = f(X + shift)
+        right = {"both": right[:, perm], "input only": right, "inverse": right[:, inverse]}[
+            compare]
+        gaps.append(np.abs(left - right).max())
+    return np.array(gaps)
+
+
+_AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave weight to the "
+               "masked entries, so once they are set to 0 each column sums to less than 1. "
+               "Mask the scores before the softmax: put -inf where the mask is False, so "
+               "exp(-inf) = 0 and the allowed weights alone sum to 1")
+_ZERO_MASK = ("you replaced the masked scores by 0, but a score of 0 still gets weight "
+              "exp(0) = 1 before normalising, so masked entries keep a share. Replace them by "
+              "-inf (np.where(mask, scores, -np.inf)): exp(-inf) = 0")
+_NAN_EMPTY = ("on {case}, column {empty} has no allowed entry: every score is -inf, its "
+              "maximum is -inf and -inf - (-inf) = nan, so the whole column is nan (and nan "
+              "spreads into everything computed from it). Give a fully masked column zero "
+              "weights, e.g. np.where(mask.any(axis=0), weights, 0): you keep half the points")
+_UNIFORM_EMPTY = ("on {case}, column {empty} has no allowed entry, and your weights there are "
+                  "uniform: filling with a large negative number (-1e9) instead of -inf makes "
+                  "every entry of that column equal, so it averages tokens it must not see. "
+                  "A fully masked column gets zero weights: you keep half the points")
+_MASK_T = ("your mask lets output n see the later inputs m > n and hides the earlier ones: "
+           "it is transposed (np.tril instead of np.triu). With tokens in columns, entry (m, n) "
+           "of K^T Q is k_m . q_n, input m against output n, so the allowed entries m <= n are "
+           "on and above the diagonal: np.triu")
+_STRICT = ("your mask also hides the diagonal (m < n instead of m <= n), so output n cannot "
+           "see its own token and output 0 sees nothing at all. Each output attends to itself "
+           "and the earlier tokens: np.triu(np.ones((N, N), dtype=bool)) keeps the diagonal "
+           "(k=0)")
+_PE_FACTS = "(first seen on '{case}')"
+
+
+def _softmax_wrong(**kw: Any) -> Callable[[Args], np.ndarray]:
+    """A masked-softmax variant on a case's scores and mask."""
+    return lambda a: masked_softmax_variant(a["scores"], a["mask"], **kw)
+
+
+def _pe(hint: str) -> str:
+    return hint + " " + _PE_FACTS
+
+
+CHECKS = by_id(
+    Check(P["ps5_causal_mask"], lambda a: ref.causal_mask(a["N"]),
+          wrong=(
+            Wrong("mask transposed", lambda a: _MASKS["transposed"](a["N"]), _MASK_T),
+            Wrong("diagonal masked", lambda a: _MASKS["strict"](a["N"]), _STRICT),
+          ),
+          label="mask"),
+    Check(P["ps5_masked_softmax"], lambda a: ref.masked_softmax_cols(a["scores"], a["mask"]),
+          wrong=(
+            Wrong("mask after the softmax", _softmax_wrong(after=True), _AFTER_MASK),
+            Wrong("masked with 0 instead of -inf", _softmax_wrong(fill="zero", empty="raw"),
+                  _ZERO_MASK),
+            Wrong("nan on a fully masked column", _softmax_wrong(empty="raw"), _NAN_EMPTY,
+                  credit=0.5),
+            Wrong("uniform weights on a fully masked column",
+                  _softmax_wrong(fill="-1e9", empty="raw"), _UNIFORM_EMPTY, credit=0.5),
+            Wrong("mask inverted", _softmax_wrong(invert=True),
+                  "your weights sit where the mask is False: True means 'may attend' (keep the "
+                  "score), False means 'masked' (score -inf). Use np.where(mask, scores, "
+                  "-np.inf), not np.where(mask, -np.inf, scores)"),
+            Wrong("softmax over rows", _softmax_wrong(axis=1),
+                  "each row of your weights sums to 1; with tokens in columns each column holds "
+                  "the weights of one output and must sum to 1 (over its allowed entries): take "
+                  "the max, the exp and the sum along axis 0"),
+            Wrong("no max subtraction", _softmax_wrong(stable=False),
+                  "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
+                  "gives nan. Subtract each column's largest allowed score first (it changes "
+                  "nothing else): you keep half the points", credit=0.5),
+          ),
+          label="m.softmax"),
+    Check(P["ps5_masked_attention"], lambda a: ref.masked_self_attention(
+          a["X"], *(a[k] for k in _UDL)),
+          wrong=(
+            Wrong("mask after the softmax", lambda a: masked_attention_variant(a, after=True),
+                  _AFTER_MASK),
+            Wrong("masked with 0 instead of -inf",
+                  lambda a: masked_attention_variant(a, fill="zero", empty="raw"), _ZERO_MASK),
+            Wrong("mask transposed", lambda a: masked_attention_variant(a, mask="transposed"),
+                  _MASK_T),
+            Wrong("diagonal masked",
+                  lambda a: masked_attention_variant(a, mask="strict", empty="raw"), _STRICT),
+            Wrong("diagonal masked", lambda a: masked_attention_variant(a, mask="strict"),
+                  _STRICT),
+            Wrong("no mask", lambda a: masked_attention_variant(a, mask="none"),
+                  "your result is plain scaled attention: every output sees every token, the "
+                  "later ones too. Output n may only attend to inputs m <= n: set the scores of "
+                  "the entries m > n to -inf before the softmax (masked_softmax_cols with "
+                  "causal_mask(N))"),
+            Wrong("no scaling", lambda a: masked_attention_variant(a, scale="none"),
+                  SCALE_UDL["none"]),
+            *udl_common(masked_attention_variant),
+          ),
+          label="m.attn"),
+    Check(P["ps5_positional_encoding"], lambda a: ref.positional_encoding(a["D"], a["N"]),
+          wrong=(
+            Wrong("sin and cos swapped", lambda a: positional_variant(a, swap=True), _pe(
+                  "your even rows hold cosines and your odd rows sines; Vaswani et al. put "
+                  "sin(n / 10000^(2i/D)) in row 2i and cos(n / 10000^(2i/D)) in row 2i + 1")),
+            *(Wrong("wrong frequency base", partial(positional_variant, base=base), _pe(
+                    f"your frequencies use the base {base:g} instead of 10000: the angle of "
+                    "rows 2i and 2i + 1 is n / 10000^(2i/D), so the wavelengths grow "
+                    "geometrically from 2 pi (rows 0 and 1) towards 10000 x 2 pi"))
+              for base in (1000.0, 100.0)),
+            Wrong("row index as exponent", lambda a: positional_variant(a, exponent="row"), _pe(
+                  "your cosine rows use their own index in the exponent, 10000^((2i+1)/D); "
+                  "each pair of rows 2i and 2i + 1 shares one frequency, 1 / 10000^(2i/D) (the "
+                  "i in the formula counts pairs, not rows)")),
+            Wrong("positions from 1", lambda a: positional_variant(a, start=1), _pe(
+                  "your positions start at 1; the first token is position 0, so column 0 is "
+                  "sin(0) = 0 and cos(0) = 1 alternating: use np.arange(N)")),
+            Wrong("sin and cos in halves", lambda a: positional_variant(a, layout="halves"), _pe(
+                  "your sines fill the top half of the rows and your cosines the bottom half "
+                  "(the tensor2tensor layout); Vaswani et al. interleave them: row 2i is "
+                  "sin(n / 10000^(2i/D)) and row 2i + 1 is cos of the same angle (Pi[0::2] and "
+                  "Pi[1::2])")),
+            Wrong("multiplied by the wavelength", lambda a: positional_variant(a, multiply=True),
+                  _pe("you multiplied the position by 10000^(2i/D); the angle is the position "
+                      "divided by it, n / 10000^(2i/D), so higher rows turn more slowly")),
+            Wrong("tokens in rows", lambda a: positional_variant(a, rows=True),
+                  "your encoding is N x D = {N} x {D}, one row per position; in this course "
+                  "tokens are the columns of X, so Pi is D x N = {D} x {N} with position n in "
+                  "column n (X + Pi must add up)"),
+          ),
+          label="PE"),
+    Check(P["ps5_equivariance"], lambda a: ref.equivariance_gaps(
+          a["X"], a["perm"], *(a[k] for k in _UDL)),
+          wrong=(
+            Wrong("one side not permuted", partial(gaps_variant, compare="input only"),
+                  "you compared f(X[:, perm]) with f(X): only one side was permuted, so even "
+                  "plain attention shows a gap. Equivariance compares f(X[:, perm]) with "
+                  "f(X)[:, perm]"),
+            Wrong("inverse permutation", partial(gaps_variant, compare="inverse"),
+                  "you permuted the output with the inverse permutation (np.argsort(perm)); "
+                  "f(X[:, perm]) must be compared with f(X)[:, perm], the same perm on both "
+                  "sides, and then plain attention's gap is 0"),
+            Wrong("encoding permuted with the tokens", partial(gaps_variant, positions="moved"),
+                  "your positional gap is 0 because you permuted X + Pi as a whole, so each "
+                  "token took its encoding along. The encoding belongs to the positions: "
+                  "permute X only, f(X) = Sa[X + Pi], and compare f(X[:, perm]) with "
+                  "f(X)[:, perm]"),
+          ),
+          label="gaps"),
+)
+
+WRITTEN = by_id(
+    Written("ps5_decoder_answer", """\
+
+**Mark scheme (TAs only, 2 points)**: *(a) why a decoder needs the causal mask; (b) does a
+causal layer know the order of the earlier tokens?*
+
+- **1 point (a)**: without the mask output n sees token n + 1, the token it is trained to
+  predict, so it learns to **copy the next token** (the training loss drops to almost zero);
+  when generating, that token does not exist yet, so the model is useless there. Accept
+  "it cheats / looks at the answer" if the reason (the target is visible) is given.
+- **1 point (b)**: **no**: output n = sum over m <= n of a_mn v_m is a weighted sum over the
+  *set* of earlier tokens, so permuting tokens 0, ..., n - 1 among themselves leaves output n
+  unchanged; the mask only tells which tokens came before, not their order, which must come
+  from the positional encoding. Also accept that stacked layers can infer positions only
+  indirectly (e.g. by counting how many tokens are visible). Do not award "yes, because the
+  mask is not equivariant" (the gap comes from the mask's shape, not from order information).
+"""),
+)
+
+SAMPLES: dict[str, Sample] = {
+    "aisha": Sample("complete and correct"),
+    "ben": Sample("handed in the blank notebook", blank=True),
+    "chen": Sample(
+        "masks after the softmax; cosines in the even rows of the encoding",
+        code={
+            "ps5_masked_attention_code": """\
+def masked_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    attentions = softmax_cols(K.T @ Q / np.sqrt(Q.shape[0])) * causal_mask(X.shape[1])
+    X_prime = V @ attentions
+    return X_prime, attentions
+""",
+            "ps5_positional_encoding_code": """\
+def positional_encoding(D, N):
+    Pi = np.zeros((D, N))
+    for n in range(N):
+        for i in range(D // 2):
+            Pi[2 * i, n] = np.cos(n / 10000 ** (2 * i / D))
+            Pi[2 * i + 1, n] = np.sin(n / 10000 ** (2 * i / D))
+    return Pi
+""",
+        },
+        expect={"ps5_masked_attention": 0.0, "ps5_positional_encoding": 0.0,
+                "ps5_equivariance": 0.0},
+    ),
+    "dara": Sample(
+        "-inf and a stable softmax: nan on a fully masked column",
+        code={"ps5_masked_softmax_code": """\
+def masked_softmax_cols(scores, mask):
+    masked = np.where(mask, scores, -np.inf)
+    e = np.exp(masked - masked.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+"""},
+        expect={"ps5_masked_softmax": 0.5},
+    ),
+    "emil": Sample(
+        "the lower-triangular mask of a rows-convention tutorial",
+        code={"ps5_causal_mask_code": """\
+def causal_mask(N):
+    return np.tril(np.ones((N, N), dtype=bool))
+"""},
+        expect={"ps5_causal_mask": 0.0, "ps5_masked_attention": 0.0,
+                "ps5_equivariance": 0.0},
+    ),
+}

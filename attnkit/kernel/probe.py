@@ -1,0 +1,79 @@
+"""Kernel half of a hidden check: run the student's code, report raw outputs.
+
+A hidden test cell holds one thin call, ``probe("ps1_softmax", softmax)``. The
+probe calls the student's code on every case of that check and displays what
+came back under a private MIME type. It decides nothing: the verdict is
+computed outside the kernel by ``attnkit.preprocessors.JudgeProbes`` with the
+cell's ``attnkit.judge`` check, which rebuilds the same inputs from the grading
+seed and compares against the reference. Patching numpy, ``assert`` or this
+module inside the kernel can only change what is reported, never what it is
+compared with.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import copy
+import io
+import os
+import secrets
+import warnings
+from typing import Any
+
+import numpy as np
+
+from attnkit.kernel.cases import probes
+
+MIME = "application/vnd.attnkit.probe+json"
+SEED_ENV = "ATTNKIT_SEED"
+MAX_ELEMENTS = 100_000
+
+
+def encode(value: Any) -> dict:
+    """A JSON-safe, bit-exact copy of a numeric result (arrays, lists, tuples, bools)."""
+    if isinstance(value, (list, tuple)):
+        return {"items": [encode(v) for v in value[:64]], "kind": type(value).__name__}
+    array = np.asarray(value)
+    if array.dtype == object or array.dtype.kind not in "biuf":
+        raise TypeError(f"returned {type(value).__name__} with dtype {array.dtype}, "
+                        "not a numeric array")
+    if array.size > MAX_ELEMENTS:
+        raise ValueError(f"returned an array of {array.size} elements")
+    data = np.ascontiguousarray(array, dtype="<f8")
+    return {"shape": list(array.shape), "dtype": str(array.dtype),
+            "b64": base64.b64encode(data.tobytes()).decode("ascii")}
+
+
+def run_case(spec_call, targets: tuple, args: dict) -> dict:
+    """Call the student's code once; return its encoded output or its error."""
+    captured = io.StringIO()
+    state = np.random.get_state()
+    try:
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured), \
+                warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return {"value": encode(spec_call(targets, copy.deepcopy(args)))}
+    except Exception as error:  # noqa: BLE001 - any student error is a result
+        return {"error": f"{type(error).__name__}: {error}"[:500]}
+    finally:
+        np.random.set_state(state)
+
+
+def records(check: str, targets: tuple, seed: int) -> list[dict]:
+    """One call's records: the outputs of ``targets`` on every case of ``check``."""
+    spec = probes()[check]
+    state = np.random.get_state()
+    cases = spec.cases(seed)
+    np.random.set_state(state)
+    call = secrets.token_hex(8)  # ties this call's records together
+    return [{"check": check, "seed": seed, "call": call, "case": index,
+             **run_case(spec.call, targets, case.args)} for index, case in enumerate(cases)]
+
+
+def probe(check: str, *targets: Any) -> None:
+    """Run every case of ``check`` on the student's ``targets`` and display the outputs."""
+    from IPython.display import display
+
+    for record in records(check, targets, int(os.environ.get(SEED_ENV, "0"))):
+        display({MIME: record}, raw=True)

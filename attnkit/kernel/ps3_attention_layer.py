@@ -1,0 +1,70 @@
+"""Kernel side of ps3_attention_layer: its checks' inputs and how they call the student's code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from attnkit.kernel.cases import Args, Case, Probe, by_id, named, seeded_rng
+
+
+def ps3_softmax_cases(seed: int) -> list[Case]:
+    rng = seeded_rng(seed, "ps3_softmax")
+    return [
+        Case("pinned 2 x 3", {"X": np.array([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0]])}, pinned=True),
+        Case("fresh 4 x 6", {"X": rng.normal(0, 2, (4, 6))}),
+        Case("fresh 6 x 3", {"X": rng.normal(0, 2, (6, 3))}),
+        Case("large logits 3 x 5", {"X": 900 + rng.normal(0, 5, (3, 5))}, large=True),
+    ]
+
+
+def layer_weights(rng: np.random.Generator, dims: int) -> Args:
+    return {w: rng.normal(size=(dims, dims)) for w in ("W_q", "W_k", "W_v", "W_o")}
+
+
+def ps3_layer_pinned() -> Args:
+    """The notebook's worked example: dims=4, n=3, weights from seed 0."""
+    np.random.seed(0)
+    weights = {w: np.random.normal(size=(4, 4)) for w in ("W_q", "W_k", "W_v", "W_o")}
+    return {"dims": 4, "x": np.random.random(size=(3, 4)), **weights}
+
+
+def ps3_forward_cases(seed: int) -> list[Case]:
+    rng = seeded_rng(seed, "ps3_forward")
+    cases = [Case("notebook example (n=3, dims=4)", ps3_layer_pinned(), pinned=True)]
+    for n, dims, scale in ((5, 3, 1.0), (2, 6, 1.0), (7, 4, 1.0), (4, 5, 40.0)):
+        cases.append(Case(f"fresh n={n}, dims={dims}" + (" large logits" if scale > 1 else ""),
+                          {"dims": dims, "x": scale * rng.normal(size=(n, dims)),
+                           **layer_weights(rng, dims)}, large=scale > 1))
+    return cases
+
+
+def forward_call(targets: tuple, a: Args) -> Any:
+    (cls,) = targets
+    layer = cls(a["dims"])
+    for w in ("W_q", "W_k", "W_v", "W_o"):
+        setattr(layer, w, a[w].copy())
+    return layer.forward(a["x"].copy())
+
+
+def ps3_init_cases(seed: int) -> list[Case]:
+    rng = seeded_rng(seed, "ps3_init")
+    return [Case(f"dims={d}", {"dims": d, "seed": int(rng.integers(2**31))}) for d in (96, 5, 80)]
+
+
+def init_call(targets: tuple, a: Args) -> Any:
+    (cls,) = targets
+    np.random.seed(a["seed"])
+    layer = cls(a["dims"])
+    return [getattr(layer, w) for w in ("W_q", "W_k", "W_v", "W_o", "dims")]
+
+
+
+PROBES = by_id(
+    Probe("ps3_softmax", ps3_softmax_cases, named("X"), pinned={"X": "scores"}),
+    Probe("ps3_init", ps3_init_cases, init_call),
+    Probe("ps3_forward", ps3_forward_cases, forward_call,
+          pinned={"dims": "dims", "x": "x", "W_q": "layer.W_q", "W_k": "layer.W_k",
+                  "W_v": "layer.W_v", "W_o": "layer.W_o"}),
+)
