@@ -20,9 +20,14 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
-from attnkit import intake, maths
-from attnkit.feedback import NBGRADER_TEMPLATES, TEMPLATES, FeedbackExporter, SummariseFeedback
-from attnkit.preprocessors import (
+from attnkit.pipeline import intake, maths
+from attnkit.pipeline.feedback import (
+    NBGRADER_TEMPLATES,
+    TEMPLATES,
+    FeedbackExporter,
+    SummariseFeedback,
+)
+from attnkit.pipeline.preprocessors import (
     AddMarkSchemes,
     ClearHiddenTestsInTestCells,
     ClearMarkSchemes,
@@ -33,8 +38,8 @@ from attnkit.preprocessors import (
     RestoreDeletedCells,
     ScrubHiddenOutputs,
 )
+from attnkit.pipeline.sanitize import NeutraliseActiveContent
 from attnkit.review import regrades
-from attnkit.sanitize import NeutraliseActiveContent
 from attnkit.upstream.schema import CompiledCheckCellMetadata
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file

@@ -3,7 +3,7 @@
 import gc
 import sys
 
-from attnkit.cluster import frozen_imports, grades_locally
+from attnkit.grading.cluster import frozen_imports, grades_locally
 from attnkit.upstream.workers import start_worker_server
 
 

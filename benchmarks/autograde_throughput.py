@@ -56,7 +56,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import is_solution
 from traitlets.config import Config
 
-from attnkit import cluster, grader, upstream
+from attnkit import upstream
+from attnkit.grading import cluster, grader
 from attnkit.probe import SEED_ENV
 
 REPO = Path(__file__).resolve().parents[1]

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import nbformat
 
+from attnkit.dev.validate import load_catalogue
 from attnkit.review import similarity
 from attnkit.samples import Sample, build_submission
-from attnkit.validate import load_catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 A = "ps1_self_attention"

@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from sqlalchemy import create_engine, text
 
-from attnkit.grader import load_config
+from attnkit.grading.grader import load_config
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "ps1_self_attention"

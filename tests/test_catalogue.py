@@ -1,6 +1,6 @@
 """The misconception catalogue, run through the real grading path (probe's case runner, then judge).
 
-``attnkit/catalogue/*.py`` holds student-style implementations of every graded
+``attnkit/dev/catalogue/*.py`` holds student-style implementations of every graded
 skill, right and wrong. Each wrong one must lose points in the cell that tests
 its skill, on every seed, with feedback that names its misconception; each
 correct one must get full marks, on every seed, warnings or not.
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from attnkit.dev.validate import CATALOGUE, SEEDS, Entry, grade, load_catalogue, main
 from attnkit.judge.misconceptions import GENERIC
 from attnkit.judge.registry import assignments, checks, names
-from attnkit.validate import CATALOGUE, SEEDS, Entry, grade, load_catalogue, main
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRIES = load_catalogue()
@@ -91,7 +91,7 @@ def test_the_catalogue_is_student_code():
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and "attnkit" in node.module:
-                assert node.module == "attnkit.validate", (path.name, node.module)
+                assert node.module == "attnkit.dev.validate", (path.name, node.module)
                 assert {a.name for a in node.names} <= {"entry", "values"}, path.name
             if isinstance(node, ast.Import):
                 assert all("attnkit" not in a.name for a in node.names), path.name
@@ -145,7 +145,7 @@ def test_verdicts_depend_on_the_seed_only():
 
 
 def test_kill_matrix_command_meets_both_goals():
-    result = subprocess.run([sys.executable, "-m", "attnkit.validate", "--plain"], cwd=REPO,
+    result = subprocess.run([sys.executable, "-m", "attnkit.dev.validate", "--plain"], cwd=REPO,
                             capture_output=True, text=True, timeout=300)
     print(result.stdout)  # the kill matrix and its two figures, shown by pytest -rP
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -159,7 +159,7 @@ def test_kill_matrix_command_meets_both_goals():
 def test_kill_matrix_fails_when_a_goal_is_missed(tmp_path, capsys):
     (tmp_path / "bad.py").write_text(
         "import numpy as np\n"
-        "from attnkit.validate import entry\n\n\n"
+        "from attnkit.dev.validate import entry\n\n\n"
         "@entry('ps1_softmax', wrong='no max subtraction')\n"
         "def softmax_right_but_declared_wrong(items_in):\n"
         "    z = np.asarray(items_in, dtype=float)\n"

@@ -20,8 +20,8 @@ from conftest import copy_course, run
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
+from attnkit.dev.validate import load_catalogue
 from attnkit.samples import Sample, build_submission
-from attnkit.validate import load_catalogue
 
 pytestmark = pytest.mark.slow
 ASSIGNMENTS = {  # assignment -> {test cell -> (solution cell, the name the notebook calls)}

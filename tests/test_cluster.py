@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from attnkit.cluster import frozen_imports, grades_locally
+from attnkit.grading.cluster import frozen_imports, grades_locally
 from attnkit.upstream.workers import start_worker_server
 
 
@@ -37,12 +37,13 @@ def test_workers_fork_with_the_grader_imported_and_frozen() -> None:
     start_worker_server()
     context = multiprocessing.get_context("forkserver")
     answers = context.SimpleQueue()
-    worker = context.Process(target=loaded, args=(["attnkit.grader", "nbgrader.apps"], answers))
+    worker = context.Process(target=loaded,
+                             args=(["attnkit.grading.grader", "nbgrader.apps"], answers))
     worker.start()
     worker.join(60)
     assert worker.exitcode == 0
     imported, frozen, collecting = answers.get()
-    assert imported == {"attnkit.grader": True, "nbgrader.apps": True}
+    assert imported == {"attnkit.grading.grader": True, "nbgrader.apps": True}
     assert frozen > 200_000  # Dask, nbgrader and the rest: never scanned by its collections
     assert collecting
 

@@ -18,10 +18,10 @@ import pytest
 from conftest import ROOT, copy_course, run
 
 from attnkit import course
+from attnkit.dev.validate import load_catalogue
 from attnkit.judge.registry import assignments, checks, written
 from attnkit.kernel.cases import probes
-from attnkit.preprocessors import VERDICT, JudgeProbes, is_test_cell, unregistered
-from attnkit.validate import load_catalogue
+from attnkit.pipeline.preprocessors import VERDICT, JudgeProbes, is_test_cell, unregistered
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*$",
                     re.MULTILINE | re.DOTALL)

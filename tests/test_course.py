@@ -69,7 +69,7 @@ def test_config_loads_with_the_kits_preprocessors() -> None:
     """nbgrader only logs a broken config and grades without it: fail loudly here instead."""
     from conftest import ROOT
 
-    from attnkit.preprocessors import JudgeProbes, ResilientExecute
+    from attnkit.pipeline.preprocessors import JudgeProbes, ResilientExecute
 
     config = kit_course.load_config(ROOT)
     pipeline = config.Autograde.autograde_preprocessors

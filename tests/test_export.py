@@ -12,7 +12,8 @@ from nbgrader.api import Gradebook
 from test_report import ASSIGNMENT, BROKEN_JSON, GRADED, RENAMED, copy_graded, graded_course
 
 from attnkit import course as kit_course
-from attnkit import export, report
+from attnkit import report
+from attnkit.report import export
 
 pytestmark = pytest.mark.slow
 

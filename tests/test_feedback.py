@@ -20,8 +20,9 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.preprocessors import GetGrades
 
 from attnkit import course as kit_course
-from attnkit import maths
-from attnkit.feedback import (
+from attnkit.judge.registry import mark_schemes
+from attnkit.pipeline import maths
+from attnkit.pipeline.feedback import (
     AUTO,
     BY_TA,
     WAITING,
@@ -32,9 +33,8 @@ from attnkit.feedback import (
     summarise,
     title_from_comment,
 )
-from attnkit.judge.registry import mark_schemes
-from attnkit.preprocessors import VERDICT, ClearHiddenTestsInTestCells
-from attnkit.sanitize import NeutraliseActiveContent
+from attnkit.pipeline.preprocessors import VERDICT, ClearHiddenTestsInTestCells
+from attnkit.pipeline.sanitize import NeutraliseActiveContent
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 HOSTILE_TEX = [
@@ -341,12 +341,20 @@ def test_wired_into_generate_feedback_and_formgrader(config) -> None:
     assert config.HTMLExporter.filters["markdown2html"] is maths.markdown2html
 
 
-def test_templates_are_installed_with_the_package() -> None:
+def test_modules_and_templates_are_installed_with_the_package() -> None:
+    """What a non-editable install copies: the packages pyproject.toml's find finds, and in
+    them the package data its patterns name."""
+    from setuptools import find_namespace_packages
+
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    templates = [p for p in (ROOT / "attnkit" / "templates").rglob("*") if p.is_file()]
-    assert templates
-    for path in templates:
+    packages = set(find_namespace_packages(str(ROOT), **setuptools["packages"]["find"]))
+    files = [p for p in (ROOT / "attnkit").rglob("*") if p.is_file()
+             and "__pycache__" not in p.parts]
+    assert any(p.suffix == ".j2" for p in files)
+    for path in files:
         package = path.parent.relative_to(ROOT).as_posix().replace("/", ".")
-        assert package in setuptools["packages"], package
-        patterns = setuptools["package-data"][package]
-        assert any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns), path
+        assert package in packages, package
+        if path.suffix != ".py":
+            patterns = setuptools["package-data"].get(package, [])
+            assert any(fnmatch.fnmatch(path.relative_to(path.parent).as_posix(), pattern)
+                       for pattern in patterns), path

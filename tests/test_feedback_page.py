@@ -20,7 +20,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
-from attnkit.preprocessors import VERDICT
+from attnkit.pipeline.preprocessors import VERDICT
 
 pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
 from browser_fixtures import PS1, jupyter_server, save_screenshot, static_server  # noqa: E402

@@ -33,7 +33,8 @@ from pg_fixture import (  # noqa: E402
     submit,
 )
 
-from attnkit import cluster, grader, samples  # noqa: E402
+from attnkit import samples  # noqa: E402
+from attnkit.grading import cluster, grader  # noqa: E402
 from attnkit.sandbox import KERNEL_NAME as SANDBOX  # noqa: E402
 from attnkit.sandbox import check_sandbox  # noqa: E402
 

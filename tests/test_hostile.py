@@ -36,7 +36,7 @@ from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
 
 from attnkit import course as kit_course  # noqa: E402
 from attnkit.judge.registry import checks  # noqa: E402
-from attnkit.preprocessors import hidden_lines  # noqa: E402
+from attnkit.pipeline.preprocessors import hidden_lines  # noqa: E402
 
 pytestmark = pytest.mark.slow
 pytest_plugins = ["browser_fixtures"]  # fixtures: browser, page

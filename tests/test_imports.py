@@ -10,7 +10,7 @@ import pytest
 
 import attnkit
 
-SCRIPTS = {"attnkit.forkserver", "attnkit.worker", "attnkit.__main__"}  # run, not imported
+SCRIPTS = {"attnkit.sandbox.forkserver", "attnkit.__main__"}  # run as scripts, not imported
 
 
 @pytest.mark.parametrize("name", sorted(

@@ -12,7 +12,7 @@ from conftest import ROOT
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 
-from attnkit import intake
+from attnkit.pipeline import intake
 
 A = "ps1_self_attention"
 NB = f"{A}.ipynb"

@@ -19,7 +19,7 @@ from pg_fixture import (  # noqa: E402
     stock_autograde,
 )
 
-from attnkit import grader  # noqa: E402
+from attnkit.grading import grader  # noqa: E402
 
 pytest_plugins = ["pg_fixture"]
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]

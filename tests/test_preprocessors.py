@@ -12,7 +12,7 @@ import pytest
 from nbgrader.nbgraderformat import MetadataValidator, SchemaTooNewError, ValidationError
 from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests
 
-from attnkit.preprocessors import (
+from attnkit.pipeline.preprocessors import (
     ClearHiddenTestsInTestCells,
     ScrubHiddenOutputs,
     course_salt,

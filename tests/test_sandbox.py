@@ -136,7 +136,7 @@ def test_runs_probe_but_not_reference(box: BlockingKernelClient) -> None:
     run(box, "from attnkit.probe import probe")
     assert value(box, "__import__('attnkit').__file__") == "/opt/attnkit/attnkit/__init__.py"
     for module in ("attnkit.judge", "attnkit.judge.reference", "attnkit.judge.verdicts",
-                   "attnkit.judge.misconceptions", "attnkit.catalogue"):
+                   "attnkit.judge.misconceptions", "attnkit.dev.catalogue"):
         assert value(box, f"fails(lambda: __import__({module!r}))") == "ModuleNotFoundError"
     loaded = value(box, "sorted(m for m in sys.modules if m.startswith('attnkit'))")
     assert loaded == ["attnkit", "attnkit.kernel", "attnkit.kernel.cases", "attnkit.kernel.probe",

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from nbgrader.coursedir import CourseDirectory
 
-from attnkit import grader
 from attnkit.course import load_config
+from attnkit.grading import grader
 from attnkit.report import AssignmentData, review_sections
 from attnkit.serve.exchange import CollectOne, Inbound, Record
 from attnkit.serve.journal import FAILED, GRADED, PENDING, Journal

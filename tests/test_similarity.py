@@ -22,9 +22,9 @@ import nbformat
 import pytest
 from conftest import ROOT, copy_course, run
 
+from attnkit.dev.validate import load_catalogue
 from attnkit.review import similarity
 from attnkit.samples import Sample, build_submission
-from attnkit.validate import load_catalogue
 
 sys.path.insert(0, str(ROOT / "tests"))
 from test_catalogue_e2e import IMPORTS, SKILLS, source_of  # noqa: E402

@@ -204,7 +204,8 @@ def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
     from nbgrader.api import Gradebook
     from nbgrader.preprocessors import CheckCellMetadata
 
-    from attnkit import course, grader
+    from attnkit import course
+    from attnkit.grading import grader
     from attnkit.upstream.gradebook import shared_engine
     from attnkit.upstream.schema import CompiledCheckCellMetadata
 
@@ -212,7 +213,7 @@ def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
     config = course.load_config(ROOT)
     extra = grader.pipeline_config(config, None)
     modules = {cls.__module__ for cls in extra.Autograde.autograde_preprocessors}
-    assert "attnkit.grader" not in modules  # no class made by the kit at run time
+    assert "attnkit.grading.grader" not in modules  # no class made by the kit at run time
     assert "exporter_class" not in extra.Autograde and "AsyncKernelManager" not in extra
     assert extra.SandboxProvisioner.warm_start is False
     calls = []

@@ -32,8 +32,8 @@ from nbformat.v4 import (
 
 from attnkit import course as kit_course
 from attnkit.judge.registry import mark_schemes
+from attnkit.pipeline.sanitize import NOTE, OUTPUT_NOTE, NeutraliseActiveContent, markdown_problems
 from attnkit.samples import SAMPLES, build_submission
-from attnkit.sanitize import NOTE, OUTPUT_NOTE, NeutraliseActiveContent, markdown_problems
 
 pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
 from browser_fixtures import (  # noqa: E402

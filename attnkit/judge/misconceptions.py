@@ -9,8 +9,8 @@ explained by invariants; those explanations carry one of the ``GENERIC`` names.
 
 A check's own variants are listed in its ``Check(wrong=[...])`` in the
 assignment's module (``attnkit/judge/<assignment>.py``); every name needs a
-student-style implementation in ``attnkit/catalogue/<assignment>.py``
-(``tests/test_consistency.py`` and ``python -m attnkit.validate`` prove it).
+student-style implementation in ``attnkit/dev/catalogue/<assignment>.py``
+(``tests/test_consistency.py`` and ``python -m attnkit.dev.validate`` prove it).
 """
 
 from __future__ import annotations

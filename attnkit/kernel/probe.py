@@ -3,7 +3,7 @@
 A hidden test cell holds one thin call, ``probe("ps1_softmax", softmax)``. The
 probe calls the student's code on every case of that check and displays what
 came back under a private MIME type. It decides nothing: the verdict is
-computed outside the kernel by ``attnkit.preprocessors.JudgeProbes`` with the
+computed outside the kernel by ``attnkit.pipeline.preprocessors.JudgeProbes`` with the
 cell's ``attnkit.judge`` check, which rebuilds the same inputs from the grading
 seed and compares against the reference. Patching numpy, ``assert`` or this
 module inside the kernel can only change what is reported, never what it is

@@ -11,7 +11,7 @@ separates students who do well overall from those who do not.
   broken check or a misleading question.
 * **Misconceptions**: the share of students whose verdict on the cell named each mistake
   (the ``misconception`` field ``JudgeProbes`` leaves in the autograded cell's metadata,
-  ``attnkit.preprocessors.VERDICT``).
+  ``attnkit.pipeline.preprocessors.VERDICT``).
 
 Only students whose submission was autograded count; a written answer still awaiting a TA
 counts for neither the cell nor the totals of the others.

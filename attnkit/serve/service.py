@@ -27,8 +27,9 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets import Float, Int, Unicode
 from traitlets.config import LoggingConfigurable
 
-from attnkit import course, grader
-from attnkit.cluster import default_workers
+from attnkit import course
+from attnkit.grading import grader
+from attnkit.grading.cluster import default_workers
 from attnkit.serve.exchange import Inbound, utc
 from attnkit.serve.journal import (
     FAILED,

@@ -17,7 +17,8 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc, temp_attrs
 from traitlets.utils.importstring import import_item
 
-from attnkit import grader, intake
+from attnkit.grading import grader
+from attnkit.pipeline import intake
 from attnkit.serve.exchange import SECRET, CollectOne, epoch
 from attnkit.serve.journal import FAILED, GRADED, JOURNAL, NOT_COUNTED, SUPERSEDED
 from attnkit.upstream.gradebook import shared_engine

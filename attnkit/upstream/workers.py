@@ -10,7 +10,7 @@ from attnkit.upstream import enabled
 
 # The module the worker server imports once (Dask and the grader); every worker forks with
 # it loaded.
-WORKER_PRELOAD = ["attnkit.worker"]
+WORKER_PRELOAD = ["attnkit.grading.worker"]
 
 # Workers fork from a fresh single-threaded server that has imported the grader once (a
 # spawned worker takes 3 s or more to import nbgrader). Not from the coordinator itself: a

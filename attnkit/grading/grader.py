@@ -57,9 +57,10 @@ from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
-from attnkit import intake, sandbox
-from attnkit.cluster import default_workers, local_cluster
+from attnkit import sandbox
 from attnkit.course import load_config
+from attnkit.grading.cluster import default_workers, local_cluster
+from attnkit.pipeline import intake
 from attnkit.upstream.execution import GradingExporter, KernelStart, PromptClient
 from attnkit.upstream.gradebook import shared_engine
 

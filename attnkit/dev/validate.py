@@ -1,7 +1,7 @@
 """The kill matrix: run the student-style catalogue through the real grading path.
 
-``python -m attnkit.validate`` loads every implementation in
-``attnkit/catalogue/*.py`` (one module per assignment), runs it on each graded
+``python -m attnkit.dev.validate`` loads every implementation in
+``attnkit/dev/catalogue/*.py`` (one module per assignment), runs it on each graded
 cell it targets exactly as a hidden test would (``attnkit.kernel.probe.run_case``
 on every case of the check, then ``attnkit.judge.verdicts.judge`` outside), for
 several grading seeds, and prints one table per assignment: rows are implementations,
@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import attnkit.catalogue
+import attnkit.dev.catalogue
 from attnkit.judge import registry
 from attnkit.judge.verdicts import Verdict, judge
 from attnkit.kernel.probe import records
 
-CATALOGUE = Path(attnkit.catalogue.__file__).parent
+CATALOGUE = Path(attnkit.dev.catalogue.__file__).parent
 SEEDS = (0, 1, 2, 7, 2024)
 MARK = "__attnkit_catalogue__"
 
@@ -244,7 +244,7 @@ def report(outcomes: list[Outcome], seeds: list[int], *, verbose: bool = False,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m attnkit.validate",
+    parser = argparse.ArgumentParser(prog="python -m attnkit.dev.validate",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE)
@@ -257,8 +257,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run the copy importable as attnkit.validate, so the catalogue's
-    # ``from attnkit.validate import entry`` and this loader share one Entry class.
-    from attnkit.validate import main as _main
+    # Run the copy importable as attnkit.dev.validate, so the catalogue's
+    # ``from attnkit.dev.validate import entry`` and this loader share one Entry class.
+    from attnkit.dev.validate import main as _main
 
     sys.exit(_main())

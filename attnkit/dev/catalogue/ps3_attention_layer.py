@@ -10,7 +10,7 @@ W_v, W_o itself, then calls ``forward``).
 import numpy as np
 import scipy.special
 
-from attnkit.validate import entry
+from attnkit.dev.validate import entry
 
 dims = 4  # the notebook's global in the worked example (cell ps3_forward)
 

@@ -5,7 +5,7 @@ Stock ``nbgrader generate_feedback`` writes it with the course's ``nbgrader_conf
 ``GetGrades`` and the kit's clearing of hidden tests) lists every graded question with its
 title, points, verdict in plain words and hint; ``FeedbackExporter`` renders it with the
 kit's template (``templates/attnkit_feedback``), CSS inlined and maths as MathML
-(``attnkit.maths``), so the page is one file that reads correctly offline.
+(``attnkit.pipeline.maths``), so the page is one file that reads correctly offline.
 
 The summary is built from what the feedback notebook already shows: the hidden check's
 verdict that ``JudgeProbes`` left in the cell metadata, the gradebook's scores and comments
@@ -29,10 +29,10 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 
-from attnkit import maths
-from attnkit.preprocessors import VERDICT, is_test_cell
+from attnkit.pipeline import maths
+from attnkit.pipeline.preprocessors import VERDICT, is_test_cell
 
-TEMPLATES = str(Path(__file__).with_name("templates"))
+TEMPLATES = str(Path(__file__).resolve().parents[1] / "templates")
 # nbgrader's own templates (``feedback``, ``formgrade``), which the kit's extend
 NBGRADER_TEMPLATES = str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
                          / "templates")

@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from attnkit.validate import entry
+from attnkit.dev.validate import entry
 
 # The notebook's globals (cell ps2_data), as the student's later cells see them.
 _seeded = np.random.RandomState(3)

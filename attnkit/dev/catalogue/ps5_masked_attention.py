@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from attnkit.validate import entry
+from attnkit.dev.validate import entry
 
 # ---------------------------------------------------------------- 1. the causal mask
 

@@ -40,7 +40,7 @@ from tqdm import tqdm
 
 from attnkit.course import load_config
 from attnkit.judge import misconceptions
-from attnkit.preprocessors import KERNEL_DIED, VERDICT
+from attnkit.pipeline.preprocessors import KERNEL_DIED, VERDICT
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

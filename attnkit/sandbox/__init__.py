@@ -48,7 +48,8 @@ OPT_OUT_ENV = "ATTNKIT_UNSANDBOXED"
 PASS_THROUGH_ENV = ("ATTNKIT_SEED",)
 # What the kernel may import of the kit (paths in attnkit/): the kernel package and the
 # ``attnkit.probe`` name that hidden test cells import. Never the judge.
-KERNEL_MODULES = ("__init__.py", "probe.py", "kernel/*.py")
+PACKAGE = Path(__file__).resolve().parents[1]  # attnkit/
+KERNEL_MODULES = ("__init__.py", "probe.py", "kernel/*.py")  # in PACKAGE
 WORK_DIR = "/home/student"  # the scratch copy of the kernel's cwd, inside the sandbox
 LIB_DIR = "/opt/attnkit"  # the private copy of KERNEL_MODULES, inside the sandbox
 OPT_OUT_HINT = (
@@ -231,8 +232,8 @@ class Box:
             _copy_tree(Path(cwd), self.work, uid, [copy_limit])
         package = self.lib / "attnkit"
         for pattern in KERNEL_MODULES:
-            for source in Path(__file__).parent.glob(pattern):
-                target = package / source.relative_to(Path(__file__).parent)
+            for source in PACKAGE.glob(pattern):
+                target = package / source.relative_to(PACKAGE)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, target)
 

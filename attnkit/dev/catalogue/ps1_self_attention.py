@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import scipy.special
 
-from attnkit.validate import entry
+from attnkit.dev.validate import entry
 
 # The notebook's globals (cell ps1_data), as the student's later cells see them.
 _seeded = np.random.RandomState(3)

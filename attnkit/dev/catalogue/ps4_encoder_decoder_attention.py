@@ -5,7 +5,7 @@
 import numpy as np
 import scipy.special
 
-from attnkit.validate import entry, values
+from attnkit.dev.validate import entry, values
 
 # The notebook's globals (cell ps4_data), as the student's later cells see them.
 h_e = np.array([[0.64, -0.27, 0.89, -0.12],

@@ -1,0 +1,1 @@
+"""The lecturer's tools for checks: the misconception catalogue and its kill matrix."""

@@ -1,0 +1,1 @@
+"""Grading a class in parallel on Dask."""
