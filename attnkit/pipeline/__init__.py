@@ -1,1 +1,1 @@
-"""Nbgrader's steps: the preprocessors and pages the course's config switches on."""
+"""nbgrader's steps: the preprocessors and pages the course's config switches on."""
