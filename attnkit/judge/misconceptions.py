@@ -183,12 +183,17 @@ def _divisor(scale: str, *, D: int, Dq: int, N: int) -> float:
 Swap = tuple[str, str, bool]  # (role, matrix used instead, bias swapped too)
 
 
-def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str = "KtQ",
-                      biases: str = "qkv", values: str = "V", stable: bool = True,
-                      after: bool = False, swap: Swap | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:
-    """UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
-    X = a["X"]
+UDL_PARAMS = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+
+
+def udl_attention(scaled: bool) -> Callable[[Args], Any]:
+    """The reference attention on a case holding X and UDL's six parameters."""
+    return lambda a: ref.self_attention(a["X"], *(a[k] for k in UDL_PARAMS), scaled=scaled)
+
+
+def projections(a: Args, biases: str = "qkv", swap: Swap | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K, V of UDL's column convention, with biases left out or a matrix swapped."""
     matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
     if swap:
         role, source, with_bias = swap
@@ -198,9 +203,18 @@ def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str
 
     def project(role: str) -> np.ndarray:
         b = a[f"beta_{bias[role]}"] if role in biases else 0.0
-        return b + a[f"omega_{matrix[role]}"] @ X
+        return b + a[f"omega_{matrix[role]}"] @ a["X"]
 
-    Q, K, V = project("q"), project("k"), project("v")
+    return project("q"), project("k"), project("v")
+
+
+def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str = "KtQ",
+                      biases: str = "qkv", values: str = "V", stable: bool = True,
+                      after: bool = False, swap: Swap | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
+    X = a["X"]
+    Q, K, V = projections(a, biases, swap)
     S = K.T @ Q if order == "KtQ" else Q.T @ K
     divisor = _divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1])
     soft = ref.softmax if stable else naive_softmax

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 from attnkit.judge import reference as ref
@@ -12,6 +9,7 @@ from attnkit.judge.check import Check, Sample, Written, by_id
 from attnkit.judge.misconceptions import (
     AFTER_UDL,
     SCALE_UDL,
+    UDL_PARAMS,
     Wrong,
     attention_variant,
     global_softmax,
@@ -19,17 +17,12 @@ from attnkit.judge.misconceptions import (
     naive_softmax,
     scaled,
     scales,
+    udl_attention,
     udl_common,
 )
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
-
-_UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
-
-
-def _attention(scaled: bool) -> Callable[[Args], Any]:
-    return lambda a: ref.self_attention(a["X"], *(a[k] for k in _UDL), scaled=scaled)
 
 
 def equivariance_variant(a: Args) -> bool:
@@ -50,7 +43,7 @@ CHECKS = by_id(
           ),
           label="softmax"),
     Check(P["ps1_self_attention_loop"], lambda a: ref.self_attention_loop(
-          a["all_x"], *(a[k] for k in _UDL)),
+          a["all_x"], *(a[k] for k in UDL_PARAMS)),
           wrong=(
             Wrong("scaled", lambda a: loop_variant(a, scale="sqrt_Dq"),
                   "this part is the unscaled attention of eqs. 12.2-12.5: do not divide the dot "
@@ -72,7 +65,7 @@ CHECKS = by_id(
                   "you keep half the points", credit=0.5),
           ),
           label="cols"),
-    Check(P["ps1_self_attention"], _attention(scaled=False),
+    Check(P["ps1_self_attention"], udl_attention(scaled=False),
           wrong=(
             Wrong("scaled", lambda a: attention_variant(a, scale="sqrt_Dq"),
                   "this part is the unscaled attention of eq. 12.8: do not divide K^T Q by "
@@ -80,7 +73,7 @@ CHECKS = by_id(
             *udl_common(attention_variant),
           ),
           label="attn"),
-    Check(P["ps1_scaled_attention"], _attention(scaled=True),
+    Check(P["ps1_scaled_attention"], udl_attention(scaled=True),
           wrong=(
             *scales(attention_variant, SCALE_UDL),
             Wrong("scaled after softmax",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,26 +11,22 @@ from attnkit.judge.check import Check, Sample, by_id
 from attnkit.judge.misconceptions import (
     OVERFLOW,
     SCALE_UDL,
+    UDL_PARAMS,
     Wrong,
     attention_variant,
     first,
     multihead_variant,
     scaled,
     scales,
+    udl_attention,
     udl_common,
 )
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps2_multihead_attention import PROBES as P
 
-_UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
-
-
-def _attention(scaled: bool) -> Callable[[Args], Any]:
-    return lambda a: ref.self_attention(a["X"], *(a[k] for k in _UDL), scaled=scaled)
-
 
 def _multihead(a: Args) -> Any:
-    heads = [{k: a[f"{k}{h}"] for k in _UDL} for h in (1, 2)]
+    heads = [{k: a[f"{k}{h}"] for k in UDL_PARAMS} for h in (1, 2)]
     return ref.multihead_self_attention(a["X"], heads, a["omega_c"])
 
 
@@ -71,7 +66,7 @@ _sa = first(attention_variant)
 
 
 CHECKS = by_id(
-    Check(P["ps2_single_head"], lambda a: _attention(scaled=True)(a)[0],
+    Check(P["ps2_single_head"], lambda a: udl_attention(scaled=True)(a)[0],
           wrong=(
             *scales(_sa, _SCALE_HEAD),
             Wrong("returned the attention too",

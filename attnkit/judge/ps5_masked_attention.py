@@ -17,7 +17,7 @@ import numpy as np
 
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, Written, by_id
-from attnkit.judge.misconceptions import SCALE_UDL, Swap, Wrong, udl_common
+from attnkit.judge.misconceptions import SCALE_UDL, Swap, Wrong, projections, udl_common
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps5_masked_attention import PROBES as P
 
@@ -58,18 +58,7 @@ def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf
                              ) -> tuple[np.ndarray, np.ndarray]:
     """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
     X = a["X"]
-    matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
-    if swap:
-        role, source, with_bias = swap
-        matrix[role] = source
-        if with_bias:
-            bias[role] = source
-
-    def project(role: str) -> np.ndarray:
-        b = a[f"beta_{bias[role]}"] if role in biases else 0.0
-        return b + a[f"omega_{matrix[role]}"] @ X
-
-    Q, K, V = project("q"), project("k"), project("v")
+    Q, K, V = projections(a, biases, swap)
     S = (K.T @ Q if order == "KtQ" else Q.T @ K) / (np.sqrt(Q.shape[0]) if scale == "sqrt_Dq"
                                                     else 1.0)
     A = masked_softmax_variant(S, _MASKS[mask](X.shape[1]), fill=fill, empty=empty, after=after,
