@@ -333,9 +333,7 @@ SUITE: list[Hostile] = [
             REACH, stub=True, edit=_duplicate),
     Hostile("h05_patch_numpy", "patches np.allclose, np.testing and np.isfinite", REACH,
             prefix=PATCH_NUMPY, stub=True,
-            # the student's own code uses what they patched: ps1's equivariance check calls
-            # np.allclose, ps5's masked softmax keeps a fully masked column by np.isfinite
-            may=("ps1_equivariance", "ps5_masked_softmax")),
+            may=("ps1_equivariance",)),  # the student's own check uses the patched allclose
     Hostile("h06_patch_builtins", "patches builtins (all, isinstance, AssertionError)", REACH,
             prefix=PATCH_BUILTINS, stub=True),
     Hostile("h07_always_equal", "returns an object whose __eq__ is always true", REACH,
