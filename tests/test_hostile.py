@@ -38,7 +38,7 @@ from attnkit import course as kit_course  # noqa: E402
 from attnkit.judge.registry import checks  # noqa: E402
 from attnkit.pipeline.preprocessors import hidden_lines  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(2700)]  # the grading fixture: 5 x 37 notebooks
 pytest_plugins = ["browser_fixtures"]  # fixtures: browser, page
 ASSIGNMENTS = kit_course.assignments(Path(__file__).resolve().parents[1])
 
