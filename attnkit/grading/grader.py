@@ -137,7 +137,6 @@ def pipeline_config(config: Config, kernel: str | None) -> Config:
     if upstream.enabled("validate_once"):
         extra.Autograde.exporter_class = GradingExporter
     extra.Autograde.pre_convert_hook = None  # the coordinator has run intake already
-    extra.Autograde.post_convert_hook = None  # and prints the regrade summary itself
     extra.merge(kernel_start_config(config))
     return extra
 

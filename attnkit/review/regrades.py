@@ -74,14 +74,24 @@ TABLE = sa.Table(
 
 @functools.cache
 def engine(db_url: str) -> sa.Engine:
-    """One engine per database; the audit table is created beside nbgrader's on first use."""
-    made = sa.create_engine(db_url)
-    try:
-        METADATA.create_all(made, checkfirst=True)
-    except sa.exc.DBAPIError:  # several grading workers created it at the same moment
-        if not sa.inspect(made).has_table(TABLE.name):
-            raise
-    return made
+    """One engine per database for reading the audit (reports, exports, summaries)."""
+    return with_table(sa.create_engine(db_url))
+
+
+_TABLES: set[str] = set()  # databases whose audit table this process has seen
+
+
+def with_table(eng: sa.Engine) -> sa.Engine:
+    """``eng``, once the audit table exists beside nbgrader's (created on first use)."""
+    url = eng.url.render_as_string(hide_password=False)
+    if url not in _TABLES:
+        try:
+            METADATA.create_all(eng, checkfirst=True)
+        except sa.exc.DBAPIError:  # several grading workers created it at the same moment
+            if not sa.inspect(eng).has_table(TABLE.name):
+                raise
+        _TABLES.add(url)
+    return eng
 
 
 # ------------------------------------------------------------------ fingerprints
@@ -215,21 +225,22 @@ class AuditedSaveAutoGrades(SaveAutoGrades):
         with Gradebook(info["db_url"]) as gb:
             before = _grades(gb, notebook, assignment, student)
         nb, resources = super().preprocess(nb, resources)
-        with Gradebook(info["db_url"]) as gb:
-            after = _grades(gb, notebook, assignment, student)
         sources = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
                    if c.metadata.get("nbgrader", {}).get("grade")}
-        rows = [{"cell": cell, "max_score": points, "old_auto": before.get(cell, (None,))[0],
-                 "new_auto": auto, "manual": manual,
-                 "check_hash": check_hash(cell, sources.get(cell, ""), points)}
-                for cell, (auto, manual, points) in after.items() if cell in sources]
-        try:
-            changes = record(info["db_url"], assignment, notebook, student,
-                             submission_hash(nb), rows)
-        except sa.exc.SQLAlchemyError as error:  # the grades are saved; say the audit is not
-            self.log.error("regrade audit NOT recorded for %s/%s: %s", student, notebook,
-                           error)
-            return nb, resources
+        with Gradebook(info["db_url"]) as gb:
+            after = _grades(gb, notebook, assignment, student)
+            rows = [{"cell": cell, "max_score": points,
+                     "old_auto": before.get(cell, (None,))[0], "new_auto": auto,
+                     "manual": manual,
+                     "check_hash": check_hash(cell, sources.get(cell, ""), points)}
+                    for cell, (auto, manual, points) in after.items() if cell in sources]
+            try:
+                changes = record(gb.engine, assignment, notebook, student,
+                                 submission_hash(nb), rows)
+            except sa.exc.SQLAlchemyError as error:  # the grades are saved; the audit is not
+                self.log.error("regrade audit NOT recorded for %s/%s: %s", student, notebook,
+                               error)
+                return nb, resources
         for row in changes:
             self.log.warning("regrade %s %s/%s: %s", student, notebook, row["cell"],
                              describe_change(row))
@@ -245,11 +256,13 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def record(db_url: str, assignment: str, notebook: str, student: str, submission: str,
-           rows: list[dict]) -> list[dict]:
-    """Store one grading of one notebook; returns the rows whose auto score changed."""
+def record(db: str | sa.Engine, assignment: str, notebook: str, student: str,
+           submission: str, rows: list[dict]) -> list[dict]:
+    """Store one grading of one notebook; returns the rows whose auto score changed. ``db``:
+    a URL, or the engine of the gradebook being graded into (so the audit adds no
+    connection of its own, and shares the grading worker's engine)."""
     stamp = now()
-    eng = engine(db_url)
+    eng = with_table(db) if isinstance(db, sa.Engine) else engine(db)
     with eng.begin() as conn:
         last = {}
         for row in conn.execute(
@@ -361,6 +374,8 @@ def post_convert_hook(root: str | Path, assignment: str, student: str,
                       notebooks: list[str]) -> None:
     """``c.Autograde.post_convert_hook`` for stock ``nbgrader autograde``: the run's summary
     is printed once when the command ends (``attnkit autograde`` prints its own)."""
+    if os.environ.get(RUN_ENV):  # a run of the kit's own (autograde, serve) says it itself
+        return
     if assignment not in _printed:
         _printed.add(assignment)
         db_url = _db_url(Path(root))

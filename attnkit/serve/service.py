@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from traitlets.config import LoggingConfigurable
 from attnkit import course
 from attnkit.grading import grader
 from attnkit.grading.cluster import default_workers
+from attnkit.review import regrades
 from attnkit.serve.exchange import Inbound, utc
 from attnkit.serve.journal import (
     FAILED,
@@ -114,6 +116,9 @@ class GradeOnSubmit(LoggingConfigurable):
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
             self.students = {s.id for s in gb.students}
         workers = self.workers or default_workers()
+        # one regrade run for the service's session: its workers record the audit, and the
+        # stock command's end-of-run summary (a post-convert hook) stays quiet in them
+        os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
         with grader._client(self.scheduler or None, workers) as client:
             log.info("serving %s from %s with %s", ", ".join(self.assignments),
                      self.inbound.path, self.scheduler or f"{workers} local workers")
