@@ -275,6 +275,10 @@ def prepare_gradebook(config: Config, assignment: str,
             # lock only while it commits. Kept by the file; SQLite itself must not be on NFS.
             with gb.engine.connect() as connection:
                 connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+        from attnkit.review import regrades
+
+        with gb.engine.begin() as connection:  # the audit's table, before workers race for it
+            regrades.with_table(connection)
         with contextlib.suppress(MissingEntry):
             if gb.find_assignment(assignment).notebooks:
                 return _create_students(gb, assignment, students)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import csv
 import functools
 import hashlib
@@ -81,17 +82,18 @@ def engine(db_url: str) -> sa.Engine:
 _TABLES: set[str] = set()  # databases whose audit table this process has seen
 
 
-def with_table(eng: sa.Engine) -> sa.Engine:
-    """``eng``, once the audit table exists beside nbgrader's (created on first use)."""
-    url = eng.url.render_as_string(hide_password=False)
-    if url not in _TABLES:
+def with_table(bind: sa.Engine | sa.Connection) -> sa.Engine | sa.Connection:
+    """``bind``, once the audit table exists beside nbgrader's (created on first use)."""
+    url = (bind.engine if isinstance(bind, sa.Connection) else bind).url
+    key = url.render_as_string(hide_password=False)
+    if key not in _TABLES:
         try:
-            METADATA.create_all(eng, checkfirst=True)
+            METADATA.create_all(bind, checkfirst=True)
         except sa.exc.DBAPIError:  # several grading workers created it at the same moment
-            if not sa.inspect(eng).has_table(TABLE.name):
+            if not sa.inspect(bind).has_table(TABLE.name):
                 raise
-        _TABLES.add(url)
-    return eng
+        _TABLES.add(key)
+    return bind
 
 
 # ------------------------------------------------------------------ fingerprints
@@ -235,9 +237,11 @@ class AuditedSaveAutoGrades(SaveAutoGrades):
                      "check_hash": check_hash(cell, sources.get(cell, ""), points)}
                     for cell, (auto, manual, points) in after.items() if cell in sources]
             try:
-                changes = record(gb.engine, assignment, notebook, student,
+                changes = record(gb.db.connection(), assignment, notebook, student,
                                  submission_hash(nb), rows)
+                gb.db.commit()
             except sa.exc.SQLAlchemyError as error:  # the grades are saved; the audit is not
+                gb.db.rollback()
                 self.log.error("regrade audit NOT recorded for %s/%s: %s", student, notebook,
                                error)
                 return nb, resources
@@ -256,14 +260,14 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def record(db: str | sa.Engine, assignment: str, notebook: str, student: str,
+def record(db: str | sa.Connection, assignment: str, notebook: str, student: str,
            submission: str, rows: list[dict]) -> list[dict]:
     """Store one grading of one notebook; returns the rows whose auto score changed. ``db``:
-    a URL, or the engine of the gradebook being graded into (so the audit adds no
-    connection of its own, and shares the grading worker's engine)."""
+    a URL, or the connection of the gradebook being graded into (the audit then opens no
+    connection of its own; the caller commits)."""
     stamp = now()
-    eng = with_table(db) if isinstance(db, sa.Engine) else engine(db)
-    with eng.begin() as conn:
+    with (contextlib.nullcontext(with_table(db)) if isinstance(db, sa.Connection)
+          else engine(db).begin()) as conn:
         last = {}
         for row in conn.execute(
                 sa.select(TABLE.c.cell, TABLE.c.check_hash, TABLE.c.submission_hash)
