@@ -397,11 +397,23 @@ def breakdown_table(stock_phases: dict[str, float], kit_phases: dict[str, float]
 RATIOS = re.compile(r"kit/stock = ([\d.]+)x.*?floor/kit = ([\d.]+)x")
 
 
+def without_option(argv: list[str], option: str) -> list[str]:
+    """``argv`` without ``option`` and its value (given as ``--opt V`` or ``--opt=V``)."""
+    rest, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == option:
+            skip = True
+        elif not arg.startswith(f"{option}="):
+            rest.append(arg)
+    return rest
+
+
 def both_modes(user: str) -> int:
     """This benchmark as root, then as ``user``, each printed; then their ratios."""
     assert os.geteuid() == 0, "--as-user needs root (it switches to that user)"
-    rest = " ".join(sys.argv[1:]).replace(f"--as-user={user}", "").replace(
-        f"--as-user {user}", "").split()
+    rest = without_option(sys.argv[1:], "--as-user")
     account = pwd.getpwnam(user)
     modes = {"root (a uid per kernel)": [],
              f"{user} (uid {account.pw_uid}, user namespaces)": [
