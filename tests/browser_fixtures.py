@@ -282,3 +282,30 @@ def save_screenshot(page, name: str, **kw) -> Path:
     page.screenshot(path=str(tmp), **kw)
     shutil.move(tmp, path)
     return path
+
+
+def grade_answer(page, student: str, grade_id: str, score: float, comment: str,
+                 screenshot: str) -> None:
+    """From formgrader's list of an assignment's submissions, open ``student``'s and grade the
+    answer ``grade_id`` as a TA does (formgrader saves each box on change); then show that
+    answer and save a screenshot of it."""
+    page.locator("#main-table a.name-hidden").first.wait_for()
+    page.get_by_role("button", name="Show All Names").click()
+    page.locator("#main-table a.name-shown", has_text=re.compile(f"^{student}$")).click()
+    page.wait_for_url("**/formgrader/submissions/**")
+    for box, api, value in ((f"input.score#{grade_id}", "grade", str(score)),
+                            (f"textarea.comment#{grade_id}-comment", "comment", comment)):
+        field = page.locator(box)
+        field.scroll_into_view_if_needed()
+        with page.expect_response(lambda r, api=api: f"/formgrader/api/{api}/" in r.url
+                                  and r.request.method == "PUT") as saved:
+            field.fill(value)
+            field.press("Tab")
+        assert saved.value.ok, f"formgrader did not save the {api}: {saved.value.status}"
+    # Tab moves to formgrader's next input, which it scrolls to (animated)
+    page.wait_for_function("() => !window.$('html, body').is(':animated')")
+    page.locator(f".cell:has(input#{grade_id})").first.evaluate(
+        "e => e.scrollIntoView({block: 'start'})")
+    page.evaluate("window.scrollBy(0, -60)")
+    page.mouse.move(0, 0)
+    save_screenshot(page, screenshot)

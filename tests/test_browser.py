@@ -23,7 +23,14 @@ from attnkit import course as kit_course
 from attnkit.samples import SAMPLES
 
 pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
-from browser_fixtures import PS1, jupyter_server, save_screenshot, static_server  # noqa: E402
+from browser_fixtures import (  # noqa: E402
+    PS1,
+    grade_answer,
+    jupyter_server,
+    log_in_as_ta,
+    save_screenshot,
+    static_server,
+)
 from conftest import ROOT, run  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -343,38 +350,10 @@ def test_formgrader_manual_grade_reaches_gradebook_and_feedback(page, graded_cou
     path = f"/formgrader/gradebook/{PS1}/{PS1}"
 
     with jupyter_server("notebook", graded_course, tmp_path / "jupyter") as server:
-        page.goto(f"{server.base}/login?next={path}")  # log in with the token
-        page.locator("#password_input").fill(server.token)
-        page.keyboard.press("Enter")
-        page.wait_for_url(f"**{path}")
-        page.locator("#main-table a.name-hidden").first.wait_for()
-        page.get_by_role("button", name="Show All Names").click()
-        page.locator("#main-table a.name-shown", has_text=re.compile(f"^{student}$")).click()
-        page.wait_for_url("**/formgrader/submissions/**")
-
+        log_in_as_ta(page, server, path)
         scheme = page.get_by_text("Mark scheme (TAs only", exact=False)
-        scheme.wait_for()
+        grade_answer(page, student, grade_id, score, comment, "formgrader.png")
         assert scheme.is_visible(), "the mark scheme is not visible to the TA"
-        score_box = page.locator(f"input.score#{grade_id}")
-        score_box.scroll_into_view_if_needed()
-        with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
-                                  and r.request.method == "PUT") as saved:
-            score_box.fill(str(score))
-            score_box.press("Tab")  # formgrader saves on change
-        assert saved.value.ok
-        comment_box = page.locator(f"textarea.comment#{grade_id}-comment")
-        with page.expect_response(lambda r: "/formgrader/api/comment/" in r.url
-                                  and r.request.method == "PUT") as saved:
-            comment_box.fill(comment)
-            comment_box.press("Tab")
-        assert saved.value.ok
-        # Tab moves to formgrader's next input, which it scrolls to (animated)
-        page.wait_for_function("() => !window.$('html, body').is(':animated')")
-        page.locator(f".cell:has(input#{grade_id})").first.evaluate(
-            "e => e.scrollIntoView({block: 'start'})")
-        page.evaluate("window.scrollBy(0, -60)")
-        page.mouse.move(0, 0)
-        save_screenshot(page, "formgrader.png")
 
     with Gradebook(kit_course.db_url(graded_course)) as gb:
         grade = gb.find_grade(grade_id, NOTEBOOK.removesuffix(".ipynb"), PS1, student)

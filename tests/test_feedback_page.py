@@ -23,7 +23,13 @@ from attnkit import course as kit_course
 from attnkit.pipeline.preprocessors import VERDICT
 
 pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
-from browser_fixtures import PS1, jupyter_server, save_screenshot, static_server  # noqa: E402
+from browser_fixtures import (  # noqa: E402
+    PS1,
+    jupyter_server,
+    log_in_as_ta,
+    save_screenshot,
+    static_server,
+)
 from conftest import run  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -172,10 +178,7 @@ def test_formgrader_submission_view_offline_and_accessible(browser, graded_cours
             offline_page(browser, 1280)) as (page, refused):
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{server.base}/login?next={path}")  # log in with the token
-        page.locator("#password_input").fill(server.token)
-        page.keyboard.press("Enter")
-        page.wait_for_url(f"**{path}")
+        log_in_as_ta(page, server, path)
         page.wait_for_load_state("load")
         page.locator("input.score#ps1_positional_answer").wait_for()
         page.wait_for_timeout(1000)  # formgrader's scripts load the grades

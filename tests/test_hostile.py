@@ -85,23 +85,25 @@ STOCK_CANNOT = {"h24_missing"}  # stock nbgrader calls no hook for a folder with
 def graded(request: pytest.FixtureRequest, grader: Grader) -> Iterator[tuple[str, Path, dict]]:
     """The suite graded by an ordinary instructor (``grader``): the sandbox without root."""
     base = grader.workspace(f"hostile-{request.param}")
-    root = copy_course(base / "course")
-    with (root / "nbgrader_config.py").open("a") as config:
-        config.write("\nc.Execute.timeout = 10\n")
-    suite = write_suite(root, ASSIGNMENTS)
-    grader.own(base)
-    for assignment in ASSIGNMENTS:
-        grader.run(["nbgrader", "generate_assignment", assignment, "--force"], root)
-    # both exit non-zero when a submission fails; the assertions below say which
-    if request.param == "nbgrader":
+    try:
+        root = copy_course(base / "course")
+        with (root / "nbgrader_config.py").open("a") as config:
+            config.write("\nc.Execute.timeout = 10\n")
+        suite = write_suite(root, ASSIGNMENTS)
+        grader.own(base)
         for assignment in ASSIGNMENTS:
-            grader.run(["nbgrader", "autograde", assignment, "--force"], root, check=False)
-    else:
-        grader.run(["attnkit", "autograde", *ASSIGNMENTS, "--force"], root, check=False)
-    for assignment in ASSIGNMENTS:
-        grader.run(["nbgrader", "generate_feedback", assignment, "--force"], root, check=False)
-    yield request.param, root, suite
-    shutil.rmtree(base)
+            grader.run(["nbgrader", "generate_assignment", assignment, "--force"], root)
+        # both exit non-zero when a submission fails; the assertions below say which
+        if request.param == "nbgrader":
+            for assignment in ASSIGNMENTS:
+                grader.run(["nbgrader", "autograde", assignment, "--force"], root, check=False)
+        else:
+            grader.run(["attnkit", "autograde", *ASSIGNMENTS, "--force"], root, check=False)
+        for assignment in ASSIGNMENTS:
+            grader.run(["nbgrader", "generate_feedback", assignment, "--force"], root, check=False)
+        yield request.param, root, suite
+    finally:
+        shutil.rmtree(base)
 
 
 def outcome(root: Path, assignment: str, student: str) -> tuple[dict[str, float] | None,
