@@ -420,3 +420,20 @@ def test_start_overhead(specs: Path, submission: Path, tmp_path: Path,
     with capsys.disabled():
         print(f"\nkernel start to first reply: plain {plain:.3f} s, sandboxed {boxed:.3f} s, "
               f"overhead {boxed - plain:+.3f} s")
+
+
+def test_a_long_cell_lowers_only_its_kernel(specs: Path, submission: Path) -> None:
+    """A cell that runs past step_aside_after leaves its kernel at nice 19 (and its session's
+    autogroup), so it cannot starve the other kernels; a kernel of quick cells keeps nice 0."""
+    from attnkit.pipeline.preprocessors import ResilientExecute
+
+    priority = ("import os\nprint(os.getpriority(os.PRIO_PROCESS, 0), "
+                "open('/proc/self/autogroup').read().split()[-1])")
+    busy = "import time\nt = time.time()\nwhile time.time() - t < 1.5:\n    pass"
+    for cells, expected in (([busy, priority], "19 19"), (["x = 1", priority], "0 0")):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+        executor = ResilientExecute(kernel_name=KERNEL_NAME, timeout=30, step_aside_after=0.5,
+                                    config=Config({"KernelManager": {"transport": "ipc"}}))
+        executor.preprocess(nb, {"metadata": {"path": str(submission)},
+                                 "nbgrader": {"assignment": "a", "student": "s"}})
+        assert nb.cells[-1].outputs[0].text.split() == expected.split(), nb.cells[-1].outputs

@@ -20,6 +20,7 @@ import secrets
 import shutil
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -32,8 +33,9 @@ from nbgrader.preprocessors import (
     NbGraderPreprocessor,
 )
 from nbgrader.utils import is_grade, is_solution
-from traitlets import Integer, Unicode
+from traitlets import Float, Integer, Unicode
 
+from attnkit import sandbox
 from attnkit.judge.registry import checks, mark_schemes
 from attnkit.judge.verdicts import Verdict, judge
 from attnkit.kernel.probe import MIME, SEED_ENV
@@ -106,6 +108,10 @@ class ResilientExecute(Execute):
                             config=True)
     max_kernel_deaths = Integer(5, help="Give up replaying after this many crashes.").tag(
         config=True)
+    step_aside_after = Float(2.0, help="Seconds one cell may run before its kernel gets the "
+                             "least CPU priority for the rest of the notebook, so an endless "
+                             "loop slows its own grading, not the other kernels' (0: never)"
+                             ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict, km=None):
         seed = grading_seed(resources, course_salt(self.salt_file) if self.salt_file else "")
@@ -150,7 +156,17 @@ class ResilientExecute(Execute):
             return cell, resources
         self._running = index
         started = time.monotonic()
-        result = super().preprocess_cell(cell, resources, index)
+        pid = getattr(getattr(self.km, "provisioner", None), "pid", None)
+        timer = None
+        if self.step_aside_after and pid:
+            timer = threading.Timer(self.step_aside_after, sandbox.step_aside, (pid,))
+            timer.daemon = True
+            timer.start()
+        try:
+            result = super().preprocess_cell(cell, resources, index)
+        finally:
+            if timer:
+                timer.cancel()
         self._running = None
         if (self.timeout and time.monotonic() - started >= self.timeout
                 and any(o.get("ename") == "KeyboardInterrupt" for o in cell.get("outputs", []))):

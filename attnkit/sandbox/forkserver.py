@@ -209,6 +209,10 @@ def _reap_until(pid: int) -> int:
 
 
 def _init(request: dict, report: int, outer_alive: int) -> int:
+    # a session of its own, as bwrap's --new-session gives the cold kernels: no controlling
+    # terminal to inject keystrokes into, and its own scheduler autogroup, which the grader
+    # lowers when the kernel runs long (attnkit.pipeline.preprocessors.ResilientExecute)
+    os.setsid()
     try:
         _enter(request, outer_alive)
     except BaseException:
