@@ -68,8 +68,9 @@ c.Autograde.post_convert_hook = _witness
 class Notebooks:
     """Right, wrong and hostile submissions of every assignment, as folders to copy."""
 
-    def __init__(self, root: Path, staging: Path) -> None:
+    def __init__(self, root: Path, staging: Path, hostile: float) -> None:
         self.root = root
+        self.mix = [(100 - hostile) / 2, (100 - hostile) / 2, hostile]
         staging.mkdir()
         for name in ("source", "release"):
             (staging / name).symlink_to(root / name)
@@ -79,7 +80,7 @@ class Notebooks:
                           if s.expect and not s.blank] for a in ASSIGNMENTS}
         a = ASSIGNMENTS[0]
         self.wrong[a] = [self._sample(a, Sample(e.name, {SKILLS[check][0]: code}))
-                         for e in sample_entries() if not e.correct
+                         for e in sample_entries(a) if not e.correct
                          for check, code in [student_code(e)]]
 
     def _sample(self, assignment: str, sample: Sample) -> nbformat.NotebookNode:
@@ -87,21 +88,26 @@ class Notebooks:
         return build_submission(self.root / "source" / assignment / name,
                                 self.root / "release" / assignment / name, sample)
 
-    def put(self, home: Path, assignment: str, rng: random.Random) -> str:
-        kind = rng.choices(["right", "wrong", "hostile"], [40, 40, 20])[0]
+    def put(self, home: Path, assignment: str, rng: random.Random) -> tuple[str, str]:
+        """Hand-in ``assignment`` in ``home``; its kind and, if hostile, the suite's row."""
+        kind = rng.choices(["right", "wrong", "hostile"], self.mix)[0]
         if kind == "hostile":
             folder = home / assignment
             shutil.rmtree(folder, ignore_errors=True)
-            shutil.copytree(rng.choice(self.hostile[assignment]), folder, symlinks=True)
-            return kind
+            chosen = rng.choice(self.hostile[assignment])
+            shutil.copytree(chosen, folder, symlinks=True)
+            return kind, chosen.parent.name
         nb = right(self.root, assignment) if kind == "right" else rng.choice(
             self.wrong[assignment])
         place(home, assignment, nb)
-        return kind
+        return kind, kind
 
 
 class Memory:
-    """Peak resident memory of a process tree, sampled every 0.25 s."""
+    """Peak memory of a process tree, sampled every 0.25 s: the sum of each process's
+    proportional set size (PSS: a page shared by n processes counts 1/n in each), so the
+    kernels forked from one server, or a fork bomb's children, are not counted n times as
+    resident-set sizes would be."""
 
     def __init__(self) -> None:
         self.peak = 0
@@ -116,9 +122,17 @@ class Memory:
                 with contextlib.suppress(psutil.Error):
                     root = psutil.Process(pid)
                     for process in [root, *root.children(recursive=True)]:
-                        with contextlib.suppress(psutil.Error):
-                            total += process.memory_info().rss
+                        total += pss(process.pid)
             self.peak = max(self.peak, total)
+
+
+def pss(pid: int) -> int:
+    """A process's proportional set size in bytes (0 once it is gone)."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def serve(root: Path, memory: Memory, log: str) -> subprocess.Popen:
@@ -194,11 +208,12 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
     ready(root, service, f"serve-{seed}.log")
     watch = Watch(base / "exchange")
     kinds = Counter()
+    made: dict[str, tuple[str, str]] = {}  # submission -> its kind and, if hostile, its row
     restarted = None
 
     def hand_in(student: str, assignment: str) -> None:
         home = base / "home" / student
-        kind = notebooks.put(home, assignment, random.Random(f"{student}{assignment}"))
+        kind, what = notebooks.put(home, assignment, random.Random(f"{student}{assignment}"))
         moment = time.time()
         try:
             name = submit(root, base, student, assignment)
@@ -206,6 +221,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
             kinds["refused by nbgrader submit"] += 1
             return
         kinds[kind] += 1
+        made[name] = (kind, what)
         watch.add(name, moment, assignment)
 
     start = time.time()
@@ -253,7 +269,24 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         "p95": statistics.quantiles(latency, n=100)[94] if len(latency) > 1 else float("nan"),
         "max": latency[-1] if latency else float("nan"),
         "peak_mb": memory.peak / 2**20, "drained": drained,
+        "work": work(rows, made),
     }
+
+
+def work(rows: list, made: dict[str, tuple[str, str]]) -> str:
+    """Worker time (start of its last grading to its feedback) by kind, and the longest."""
+    spent = {r.name: r.finished - r.started for r in rows
+             if r.name in made and r.started and r.finished}
+    lines = []
+    for kind in ("right", "wrong", "hostile"):
+        times = sorted(t for n, t in spent.items() if made[n][0] == kind)
+        if times:
+            lines.append(f"    {kind:8} {len(times):4} submissions  {sum(times):7.1f} s  "
+                         f"median {statistics.median(times):5.2f} s  max {times[-1]:6.2f} s")
+    longest = sorted(spent, key=spent.get, reverse=True)[:6]
+    lines.append("    longest: " + ", ".join(f"{made[n][1]} {n.split('+')[1][:3]} {spent[n]:.0f} s"
+                                          for n in longest))
+    return "\n".join(lines)
 
 
 def idle(base: Path, notebooks: Notebooks, root: Path, count: int) -> list[float]:
@@ -283,19 +316,23 @@ def main() -> int:
     parser.add_argument("--per-student", type=int, default=4, choices=range(1, 5))
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--kill-at", type=float, default=30.0)
+    parser.add_argument("--hostile", type=float, default=20.0,
+                        help="percent of hostile submissions (the rest: half right, half wrong)")
+    parser.add_argument("--no-kill", action="store_true", help="only the rush without a kill")
     args = parser.parse_args()
     print(f"{args.students} students x {args.per_student} submissions over {args.seconds:g} s, "
           f"{len(os.sched_getaffinity(0))} cores, load {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="attnkit-rush-", ignore_cleanup_errors=True) as scratch:
         base = Path(scratch)
         root = exchange_course(base, ASSIGNMENTS, WITNESS)
-        notebooks = Notebooks(root, base / "staging")
+        notebooks = Notebooks(root, base / "staging", args.hostile)
         baseline = idle(base, notebooks, root, 8)
         floor = statistics.median(baseline)
         print(f"baseline (one at a time, idle service): p50 {floor:.2f} s, "
               f"max {baseline[-1]:.2f} s over {len(baseline)}")
-        for label, kill_at, seed in (("rush", None, 1),
-                                     (f"rush, SIGKILL at t = {args.kill_at:g} s", args.kill_at, 2)):
+        runs = [("rush", None, 1),
+                (f"rush, SIGKILL at t = {args.kill_at:g} s", args.kill_at, 2)]
+        for label, kill_at, seed in runs[:1] if args.no_kill else runs:
             r = rush(base, notebooks, root, args.students, args.per_student, args.seconds,
                      kill_at, seed)
             print(f"\n{label}: {dict(r['kinds'])}")
@@ -307,7 +344,9 @@ def main() -> int:
             print(f"  targets  p50 < 3 s: {'met' if r['p50'] < 3 else 'MISSED'}   "
                   f"p95 < 10 s: {'met' if r['p95'] < 10 else 'MISSED'}   "
                   f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
-            print(f"  peak memory of the service's process tree {r['peak_mb']:.0f} MB; "
+            print(f"  worker time per submission (its grading's start to its feedback):\n"
+                  f"{r['work']}")
+            print(f"  peak memory (PSS) of the service's process tree {r['peak_mb']:.0f} MB; "
                   f"all answered {r['drained']:.0f} s after the first submission")
     return 0
 

@@ -21,6 +21,7 @@ import psutil
 from attnkit.deploy import site as deploy
 
 PS1 = "ps1_self_attention"
+PS2 = "ps2_multihead_attention"
 
 
 @dataclass
@@ -84,9 +85,10 @@ def _stop_users_processes(uids: set[int]) -> None:
 
 
 @contextlib.contextmanager
-def hub_site(students: int = 2) -> Iterator[HubSite]:
+def hub_site(students: int = 2, grade_on_submit: list[str] | None = None) -> Iterator[HubSite]:
     """Accounts (instructor, a TA, students, the grader account) with fresh names and
-    passwords, the site under a scratch directory; all removed afterwards."""
+    passwords, the site under a scratch directory; all removed afterwards. The hub grades
+    ``grade_on_submit``'s assignments as they are submitted (`attnkit serve`)."""
     assert os.geteuid() == 0, ("the hub tests create local users and run JupyterHub as "
                                "root, as a hub is run: run them as root")
     assert deploy.PROXY.exists(), (
@@ -95,7 +97,8 @@ def hub_site(students: int = 2) -> Iterator[HubSite]:
     base = Path(tempfile.mkdtemp(prefix=f"attnkit-{tag}-", dir="/var/tmp"))
     site = deploy.Site(base, instructor=f"{tag}inst", tas=[f"{tag}ta"],
                        students=[f"{tag}s{i}" for i in range(1, students + 1)],
-                       port=_free_ports(4), grader=f"{tag}grader")
+                       port=_free_ports(4), grader=f"{tag}grader",
+                       grade_on_submit=grade_on_submit or [])
     people = [site.instructor, *site.tas, *site.students]
     passwords = {name: secrets.token_urlsafe(12) for name in people}
     try:

@@ -7,6 +7,9 @@ Validate and submit (the second submits twice); the instructor collects and runs
 grades a written answer in formgrader through the hub's shared grading service; the
 instructor generates and releases feedback; each student fetches and opens their own.
 
+A third student submits ps2, which the hub's `attnkit serve` grades on submit, and fetches
+feedback with their score while the instructor does nothing.
+
 Everything runs on 127.0.0.1, started here as root, with accounts made for the test and
 removed after it.
 """
@@ -14,19 +17,21 @@ removed after it.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
+from nbgrader.utils import notebook_hash
 
 from attnkit import course as kit_course
-from attnkit.samples import SAMPLES, solution_code
+from attnkit.samples import SAMPLES, Sample, solution_code
 
 pytest.register_assert_rewrite("browser_fixtures", "hub_site")
-from browser_fixtures import VIEWPORT, save_screenshot  # noqa: E402
-from hub_site import PS1, HubSite, hub_site, running_hub  # noqa: E402
+from browser_fixtures import VIEWPORT, grade_answer, save_screenshot  # noqa: E402
+from hub_site import PS1, PS2, HubSite, hub_site, running_hub  # noqa: E402
 from test_browser import (  # noqa: E402
     CELLS,
     lab_menu,
@@ -74,13 +79,18 @@ def row(page, listing: str, text: str = PS1):
     return page.locator(f"#{listing} .list_item", has_text=text).first
 
 
-def fill_in(page, hub: HubSite, student: str, correct: bool) -> None:
-    """Open the fetched notebook in JupyterLab and write the answers through the editor."""
-    release = nbformat.read(hub.site.course_root / "release" / PS1 / NOTEBOOK, as_version=4)
-    master = nbformat.read(hub.site.course_root / "source" / PS1 / NOTEBOOK, as_version=4)
+def fill_in(page, hub: HubSite, student: str, correct: bool, assignment: str = PS1,
+            mistake: Sample = MISCONCEPTION) -> None:
+    """Open the fetched notebook in JupyterLab and write the answers through the editor: the
+    master's solutions, with ``mistake``'s code instead unless ``correct``."""
+    notebook = f"{assignment}.ipynb"
+    release = nbformat.read(hub.site.course_root / "release" / assignment / notebook,
+                            as_version=4)
+    master = nbformat.read(hub.site.course_root / "source" / assignment / notebook,
+                           as_version=4)
     solutions = {nb_meta(c)["grade_id"]: c.source for c in master.cells
                  if nb_meta(c).get("solution")}
-    page.goto(f"{hub.site.url}/user/{student}/lab/tree/{PS1}/{NOTEBOOK}")
+    page.goto(f"{hub.site.url}/user/{student}/lab/tree/{assignment}/{notebook}")
     page.wait_for_function(
         f"document.querySelectorAll('{CELLS}').length === {len(release.cells)}")
     page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").click()
@@ -90,9 +100,9 @@ def fill_in(page, hub: HubSite, student: str, correct: bool) -> None:
             continue
         code = solution_code(solutions[grade_id])
         if not correct:
-            code = MISCONCEPTION.code.get(grade_id, code)
+            code = mistake.code.get(grade_id, code)
         paste_into_cell(page, i, code.rstrip("\n"))
-    if correct:  # the written answer, typed into its markdown cell
+    if correct and assignment == PS1:  # the written answer, typed into its markdown cell
         index = next(i for i, c in enumerate(release.cells)
                      if nb_meta(c).get("grade_id") == ANSWER_ID)
         answer = page.locator(CELLS).nth(index)
@@ -115,25 +125,47 @@ def validate(page) -> str:
     return text
 
 
-def submit(page, hub: HubSite, student: str) -> None:
+def submit(page, hub: HubSite, student: str, assignment: str = PS1) -> None:
     page.goto(f"{hub.site.url}/user/{student}/lab")
     open_assignments(page)
     submitted = page.locator("#submitted_assignments_list .list_item")
     before = submitted.count()
-    row(page, "fetched_assignments_list").get_by_role("button", name="Submit").click()
+    row(page, "fetched_assignments_list", assignment).get_by_role("button",
+                                                                 name="Submit").click()
     page.wait_for_function(
         f"document.querySelectorAll('#submitted_assignments_list .list_item').length"
         f" > {before}", timeout=120_000)
 
 
+def fetch_feedback(page, assignment: str) -> str:
+    """The Assignments tab's Fetch Feedback and (view feedback), then the page's text, opened
+    in JupyterLab."""
+    open_assignments(page)
+    submitted = row(page, "submitted_assignments_list", assignment)
+    submitted.get_by_role("button", name="Fetch Feedback").click()
+    submitted.get_by_text("(view feedback)").click()
+    # the file browser opens on the feedback folder (one timestamped folder per fetch)
+    html = page.locator(".jp-DirListing-item", has_text=f"{assignment}.html")
+    folder = page.locator(".jp-DirListing-item", has_text=re.compile(r"\d{4}-\d\d-\d\d"))
+    html.or_(folder).first.wait_for()
+    if not html.count():
+        folder.last.dblclick()
+    html.dblclick()
+    body = page.frame_locator(".jp-HTMLViewer iframe, iframe").last.locator("body")
+    body.wait_for()
+    return body.inner_text()
+
+
 @pytest.fixture(scope="module")
 def hub() -> Iterator[HubSite]:
-    with hub_site(students=2) as site, running_hub(site):
+    """Two students for the term, a third for feedback on submit (ps2, which the hub's
+    `attnkit serve` grades as it is submitted)."""
+    with hub_site(students=3, grade_on_submit=[PS2]) as site, running_hub(site):
         yield site
 
 
 def test_a_term_on_the_hub(browser, hub: HubSite) -> None:
-    correct, mistaken = hub.students
+    correct, mistaken = hub.students[:2]
     progress: list[str] = []  # which steps passed, shown when a later one fails
 
     def done(step: str) -> None:
@@ -174,7 +206,7 @@ def _term(browser, hub: HubSite, correct: str, mistaken: str, done) -> None:
     assert "Success!" not in validated[mistaken], validated[mistaken]
     inbound = hub.site.exchange / hub.site.course_id / "inbound"
     mine = {s: sorted(p.name for p in inbound.iterdir() if p.name.startswith(f"{s}+"))
-            for s in hub.students}
+            for s in (correct, mistaken)}
     assert [len(mine[correct]), len(mine[mistaken])] == [1, 2], mine
     done("students fetched, validated and submitted")
 
@@ -189,7 +221,7 @@ def _term(browser, hub: HubSite, correct: str, mistaken: str, done) -> None:
     done("collect and autograde as the instructor")
 
     with Gradebook(kit_course.db_url(hub.site.course_root)) as gb:
-        scores = {s: gb.find_submission(PS1, s).score for s in hub.students}
+        scores = {s: gb.find_submission(PS1, s).score for s in (correct, mistaken)}
         max_score = gb.find_assignment(PS1).max_score
     assert scores[mistaken] < scores[correct] < max_score, scores  # the answer awaits the TA
 
@@ -206,29 +238,7 @@ def _term(browser, hub: HubSite, correct: str, mistaken: str, done) -> None:
     assert courses == [f"{service}/lab"], courses
     page.goto(f"{hub.site.url}{path}")
     page.wait_for_url(f"**{path}", timeout=120_000)
-    page.locator("#main-table a.name-hidden").first.wait_for()
-    page.get_by_role("button", name="Show All Names").click()
-    page.locator("#main-table a.name-shown", has_text=re.compile(f"^{correct}$")).click()
-    page.wait_for_url("**/formgrader/submissions/**")
-    score_box = page.locator(f"input.score#{ANSWER_ID}")
-    score_box.scroll_into_view_if_needed()
-    with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url
-                              and r.request.method == "PUT") as saved:
-        score_box.fill(str(TA_SCORE))
-        score_box.press("Tab")
-    assert saved.value.ok
-    comment_box = page.locator(f"textarea.comment#{ANSWER_ID}-comment")
-    with page.expect_response(lambda r: "/formgrader/api/comment/" in r.url
-                              and r.request.method == "PUT") as saved:
-        comment_box.fill(TA_COMMENT)
-        comment_box.press("Tab")
-    assert saved.value.ok
-    page.wait_for_function("() => !window.$('html, body').is(':animated')")
-    page.locator(f".cell:has(input#{ANSWER_ID})").first.evaluate(
-        "e => e.scrollIntoView({block: 'start'})")
-    page.evaluate("window.scrollBy(0, -60)")
-    page.mouse.move(0, 0)
-    save_screenshot(page, "hub-formgrader.png")
+    grade_answer(page, correct, ANSWER_ID, TA_SCORE, TA_COMMENT, "hub-formgrader.png")
     page.context.close()
     with Gradebook(kit_course.db_url(hub.site.course_root)) as gb:
         grade = gb.find_grade(ANSWER_ID, PS1, PS1, correct)
@@ -244,21 +254,7 @@ def _term(browser, hub: HubSite, correct: str, mistaken: str, done) -> None:
     for student in (correct, mistaken):
         page = new_page(browser)
         log_in(page, hub, student, f"/user/{student}/lab")
-        open_assignments(page)
-        submitted = row(page, "submitted_assignments_list")
-        submitted.get_by_role("button", name="Fetch Feedback").click()
-        submitted.get_by_text("(view feedback)").click()
-        # the file browser opens on the feedback folder (one timestamped folder per fetch)
-        html = page.locator(".jp-DirListing-item", has_text=f"{PS1}.html")
-        folder = page.locator(".jp-DirListing-item", has_text=re.compile(r"\d{4}-\d\d-\d\d"))
-        html.or_(folder).first.wait_for()
-        if not html.count():
-            folder.last.dblclick()
-        html.dblclick()
-        frame = page.frame_locator(".jp-HTMLViewer iframe, iframe").last
-        body = frame.locator("body")
-        body.wait_for()
-        text = body.inner_text()
+        text = fetch_feedback(page, PS1)
         assert student in text or "points" in text.lower(), text[:500]
         score, _ = kit_course.grade_table(hub.site.course_root)[1][student][PS1]
         assert shown(score) in text, (shown(score), text[:800])
@@ -272,3 +268,52 @@ def _term(browser, hub: HubSite, correct: str, mistaken: str, done) -> None:
         assert other not in text, f"{student}'s feedback names {other}"
         page.context.close()
     done("each student fetched and opened their own feedback")
+
+
+def test_feedback_on_submit(browser, hub: HubSite) -> None:
+    """A student submits ps2 and, with the instructor doing nothing after releasing it, fetches
+    feedback with their score from the Assignments tab: the hub's `attnkit serve` graded it."""
+    student = hub.students[2]
+    mistake = SAMPLES[PS2]["dara"]  # the two heads stacked in reverse order
+    hub.instructor_run("nbgrader", "generate_assignment", PS2, "--force")
+    hub.instructor_run("nbgrader", "release_assignment", PS2, "--force")
+
+    page = new_page(browser)
+    log_in(page, hub, student, f"/user/{student}/lab")
+    open_assignments(page)
+    row(page, "released_assignments_list", PS2).get_by_role("button", name="Fetch").click()
+    row(page, "fetched_assignments_list", PS2).wait_for()
+    fill_in(page, hub, student, False, PS2, mistake)
+    submit(page, hub, student, PS2)
+    submitted = time.monotonic()
+
+    # the student waits; the test watches for the page nbgrader's fetch_feedback would copy
+    inbound = hub.site.exchange / hub.site.course_id / "inbound"
+    (name,) = [p.name for p in inbound.iterdir() if p.name.startswith(f"{student}+{PS2}+")]
+    secret = (inbound / name / "submission_secret.txt").read_text()
+    page_file = (hub.site.exchange / hub.site.course_id / "feedback"
+                 / f"{notebook_hash(secret=secret, notebook_id=PS2)}.html")
+    while not page_file.exists():
+        assert time.monotonic() - submitted < 180, (
+            "no feedback 3 minutes after submitting; the hub's log (with the service's):\n"
+            + (hub.site.state / "jupyterhub.log").read_text()[-5000:])
+        time.sleep(0.5)
+    latency = time.monotonic() - submitted
+    print(f"submit to released feedback: {latency:.1f} s")
+
+    text = fetch_feedback(page, PS2)
+    page.mouse.move(0, 0)
+    save_screenshot(page, "hub-feedback-on-submit.png")
+    page.context.close()
+    with Gradebook(kit_course.db_url(hub.site.course_root)) as gb:
+        record = gb.find_submission(PS2, student)
+        score, max_score = record.score, record.max_score
+    assert 0 < score < max_score, (score, max_score)
+    assert shown(score) in text, (shown(score), text[:800])
+    assert "stacked in reverse order" in text, text[:3000]
+    for other in hub.students[:2]:
+        assert other not in text, f"{student}'s feedback names {other}"
+
+    # what the instructor sees afterwards (the status view)
+    status = hub.instructor_run("attnkit", "serve-status").stdout
+    assert "graded 1, failed 0" in status, status

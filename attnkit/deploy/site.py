@@ -45,6 +45,7 @@ class Site:
     port: int = 8000
     course_id: str = "self-attention"
     grader: str = field(default="")
+    grade_on_submit: list[str] = field(default_factory=list)  # assignments `attnkit serve` grades
 
     def __post_init__(self) -> None:
         self.grader = self.grader or f"grader-{self.course_id}"
@@ -75,7 +76,8 @@ class Site:
                 "exchange": str(self.exchange), "jupyter_config": str(self.jupyter_config),
                 "state": str(self.state), "grader": self.grader,
                 "instructors": [self.instructor], "tas": self.tas, "students": self.students,
-                "ip": "127.0.0.1", "port": self.port, "proxy": str(PROXY)}
+                "ip": "127.0.0.1", "port": self.port, "proxy": str(PROXY),
+                "grade_on_submit": self.grade_on_submit}
 
     def env(self) -> dict[str, str]:
         """What the hub's servers see (deploy/jupyterhub/jupyterhub_config.py's ENV)."""
@@ -226,7 +228,8 @@ def demo() -> int:
     site = Site(Path(os.environ.get("ATTNKIT_HUB_BASE", "/srv/attnkit-hub")),
                 instructor="demo-instructor", tas=["demo-ta"],
                 students=["demo-student1", "demo-student2"],
-                port=int(os.environ.get("ATTNKIT_HUB_PORT", "8000")))
+                port=int(os.environ.get("ATTNKIT_HUB_PORT", "8000")),
+                grade_on_submit=["ps1_self_attention"])
     people = [site.instructor, *site.tas, *site.students]
     passwords = {name: secrets.token_urlsafe(9) for name in people}
     create_accounts(site, passwords)
@@ -238,6 +241,7 @@ def demo() -> int:
                 else "TA" if name in site.tas else "student")
         print(f"  {role:10} {name:16} password {passwords[name]}")
     print(f"Graders: {site.url}/services/{site.course_id}/formgrader\n"
+          f"ps1 is graded on submit: Fetch Feedback a few seconds after Submit\n"
           f"Course directory: {site.course_root} (the instructor's commands run there)")
     sys.stdout.flush()
     os.execve(hub_command()[0], hub_command(), {**os.environ, **hub_env(site)})

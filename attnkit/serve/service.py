@@ -64,8 +64,9 @@ class GradeOnSubmit(LoggingConfigurable):
     rate_period = Float(3600.0, help="The rate limit's window, in seconds.").tag(config=True)
     poll_interval = Float(0.25, help="Seconds between looks at the inbound folder.").tag(
         config=True)
-    workers = Int(0, help="Worker processes of the local cluster (0: one per core).").tag(
-        config=True)
+    workers = Int(0, help="Worker processes of the local cluster (0: one per core and one "
+                          "more, which keeps the cores busy while a kernel stuck in a loop "
+                          "holds a worker at the least CPU priority).").tag(config=True)
     scheduler = Unicode("", help="Address of a running Dask scheduler to grade on instead "
                                  "(its workers must see the course at the same path).").tag(
         config=True)
@@ -86,6 +87,7 @@ class GradeOnSubmit(LoggingConfigurable):
         self.woken = threading.Event()  # set by stop and by every finished task
         self.running: dict[str, object] = {}  # name -> future
         self.students: set[str] = set()
+        self.others: set[str] = set()  # submissions of assignments this service leaves alone
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -115,7 +117,7 @@ class GradeOnSubmit(LoggingConfigurable):
             grader.prepare_gradebook(self.course_config, assignment, [])
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
             self.students = {s.id for s in gb.students}
-        workers = self.workers or default_workers()
+        workers = self.workers or default_workers() + 1
         # one regrade run for the service's session: its workers record the audit, and the
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
         os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
@@ -138,17 +140,17 @@ class GradeOnSubmit(LoggingConfigurable):
 
     def scan(self) -> None:
         """Journal every newly completed submission; answer unreadable ones at once."""
-        found, unreadable = self.inbound.complete(self.journal.known())
+        found, unreadable = self.inbound.complete(self.journal.known() | self.others)
         for record in found:
+            if record.assignment not in self.assignments:
+                self.others.add(record.name)  # the instructor collects it; no page of ours
+                continue
             if self.journal.add(record.name, record.student, record.assignment,
                                 record.submitted):
                 log.info("new submission %s", record.name)
                 refused = self.inbound.impostor(record)
                 if refused:
                     self._notify_finish(record.name, FAILED, f"not graded: {refused}")
-                elif record.assignment not in self.assignments:
-                    self._notify_finish(record.name, FAILED, f"{record.assignment!r} is not an "
-                                        f"assignment this service grades")
         for name in unreadable:
             if self.journal.add(name, name.split("+")[0], "?", 0.0):
                 self._notify_finish(name, FAILED, "the submission's folder name is not "
@@ -156,14 +158,16 @@ class GradeOnSubmit(LoggingConfigurable):
 
     def dispatch(self, client, kernel: str | None) -> None:
         """Start the oldest waiting submission of every student and assignment that has none
-        running, unless the rate limit says when it may start instead."""
+        running, unless the rate limit says when it may start instead, while a worker is free
+        (the queue stays in the journal, where ``serve-status`` counts it, not in Dask's)."""
+        free = sum(client.nthreads().values()) - len(self.running)
         busy = {(row.student, row.assignment) for row in map(self.journal.get, self.running)}
         waiting: dict[tuple[str, str], list[Row]] = defaultdict(list)
         for row in self.journal.rows(PENDING, QUEUED):
             waiting[(row.student, row.assignment)].append(row)
         now = time.time()
         for key, rows in sorted(waiting.items(), key=lambda item: item[1][0].seen):
-            if key in busy:
+            if key in busy or free <= 0:
                 continue
             row = rows[0]
             if row.attempts >= self.max_attempts:
@@ -175,6 +179,7 @@ class GradeOnSubmit(LoggingConfigurable):
                 self._queue(rows, starts[-self.rate_limit] + self.rate_period)
                 continue
             self._start(client, kernel, row)
+            free -= 1
 
     def _start(self, client, kernel: str | None, row: Row) -> None:
         if row.student not in self.students:

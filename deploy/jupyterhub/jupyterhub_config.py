@@ -30,6 +30,10 @@ SITE = {
     "ip": "127.0.0.1",
     "port": 8000,
     "proxy": "configurable-http-proxy",  # from npm: package.json beside the kit
+    # feedback on submit (README "Feedback on submit"): the assignments `attnkit serve` grades
+    # as they are submitted, as a service of this hub running as the (first) instructor;
+    # True: every assignment of source/; empty: none
+    "grade_on_submit": [],
 }
 if os.environ.get("ATTNKIT_HUB_SITE"):
     with open(os.environ["ATTNKIT_HUB_SITE"]) as fh:
@@ -105,3 +109,17 @@ c.JupyterHub.services = [{
     "environment": {**ENV, "JUPYTERHUB_DEFAULT_URL": "/formgrader"},
     "oauth_no_confirm": True,
 }]
+
+# Feedback on submit: the hub starts `attnkit serve` with itself and starts it again if it
+# exits; it serves no page (students fetch its feedback from the Assignments tab).
+if SITE["grade_on_submit"]:
+    ASSIGNMENTS = [] if SITE["grade_on_submit"] is True else list(SITE["grade_on_submit"])
+    c.JupyterHub.services.append({
+        "name": "attnkit-serve",
+        "user": SITE["instructors"][0],  # owns the course directory and the gradebook
+        "cwd": SITE["course_root"],
+        "command": [os.path.join(BIN, "attnkit"), "--root", SITE["course_root"], "serve",
+                    *ASSIGNMENTS],
+        "environment": ENV,
+        "display": False,
+    })
