@@ -135,11 +135,13 @@ def pss(pid: int) -> int:
     return 0
 
 
+SERVE = [str(BIN / "attnkit"), "serve"]  # --workers N is added from the command line
+
+
 def serve(root: Path, memory: Memory, log: str) -> subprocess.Popen:
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
     with (root / log).open("a") as out:
-        service = subprocess.Popen([str(BIN / "attnkit"), "serve"], cwd=root, stdout=out,
-                                   stderr=out, env=env)
+        service = subprocess.Popen(SERVE, cwd=root, stdout=out, stderr=out, env=env)
     memory.pids.append(service.pid)
     return service
 
@@ -319,7 +321,10 @@ def main() -> int:
     parser.add_argument("--hostile", type=float, default=20.0,
                         help="percent of hostile submissions (the rest: half right, half wrong)")
     parser.add_argument("--no-kill", action="store_true", help="only the rush without a kill")
+    parser.add_argument("--workers", type=int, help="the service's workers (default: its own)")
     args = parser.parse_args()
+    if args.workers:
+        SERVE.extend(["--workers", str(args.workers)])
     print(f"{args.students} students x {args.per_student} submissions over {args.seconds:g} s, "
           f"{len(os.sched_getaffinity(0))} cores, load {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="attnkit-rush-", ignore_cleanup_errors=True) as scratch:
