@@ -268,7 +268,8 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         "lost": submitted - len(watch.answered) + sum(r.state not in TERMINAL for r in rows),
         "duplicated": sum(count - 1 for count in Counter(witness).values() if count > 1),
         "p50": statistics.median(latency) if latency else float("nan"),
-        "p95": statistics.quantiles(latency, n=100)[94] if len(latency) > 1 else float("nan"),
+        "p95": (statistics.quantiles(latency, n=100, method="inclusive")[94]
+                if len(latency) > 1 else float("nan")),
         "max": latency[-1] if latency else float("nan"),
         "peak_mb": memory.peak / 2**20, "drained": drained,
         "work": work(rows, made),
