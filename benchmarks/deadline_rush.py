@@ -41,7 +41,6 @@ from pathlib import Path
 
 import nbformat
 import psutil
-from nbgrader.utils import notebook_hash
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -51,6 +50,7 @@ from hostile import write_suite  # noqa: E402
 from test_catalogue_e2e import SKILLS, sample_entries, student_code  # noqa: E402
 
 from attnkit.samples import SAMPLES, Sample, build_submission  # noqa: E402
+from attnkit.serve.exchange import feedback_page  # noqa: E402
 from attnkit.serve.journal import GRADED, TERMINAL, Journal  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -168,11 +168,10 @@ class Watch:
         threading.Thread(target=self._run, daemon=True).start()
 
     def add(self, name: str, moment: float, assignment: str) -> None:
-        secret = (self.inbound / name / "submission_secret.txt").read_text()
+        page = feedback_page(self.inbound.parent, name, assignment)
         with self.lock:
             self.submitted[name] = moment
-            digest = notebook_hash(secret=secret, notebook_id=assignment)
-            self.pages[name] = self.feedback / f"{digest}.html"
+            self.pages[name] = page
 
     def _run(self) -> None:
         while not self.stop.wait(0.05):

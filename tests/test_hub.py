@@ -24,10 +24,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-from nbgrader.utils import notebook_hash
 
 from attnkit import course as kit_course
 from attnkit.samples import SAMPLES, Sample, solution_code
+from attnkit.serve.exchange import feedback_page
 
 pytest.register_assert_rewrite("browser_fixtures", "hub_site")
 from browser_fixtures import VIEWPORT, grade_answer, save_screenshot  # noqa: E402
@@ -290,9 +290,7 @@ def test_feedback_on_submit(browser, hub: HubSite) -> None:
     # the student waits; the test watches for the page nbgrader's fetch_feedback would copy
     inbound = hub.site.exchange / hub.site.course_id / "inbound"
     (name,) = [p.name for p in inbound.iterdir() if p.name.startswith(f"{student}+{PS2}+")]
-    secret = (inbound / name / "submission_secret.txt").read_text()
-    page_file = (hub.site.exchange / hub.site.course_id / "feedback"
-                 / f"{notebook_hash(secret=secret, notebook_id=PS2)}.html")
+    page_file = feedback_page(inbound.parent, name, PS2)
     while not page_file.exists():
         assert time.monotonic() - submitted < 180, (
             "no feedback 3 minutes after submitting; the hub's log (with the service's):\n"

@@ -390,8 +390,8 @@ def print_summary(db_url: str, assignment: str, since: datetime | None = None,
                   run: str | None = None) -> None:
     try:
         found = changes(db_url, assignment, since=since, run=run)
-    except sa.exc.SQLAlchemyError as error:  # at exit the gradebook may be gone (a scratch course)
-        print(f"{assignment} regrade summary unavailable: {error.orig or error}", file=sys.stderr)
+    except sa.exc.DBAPIError as error:  # at exit the gradebook may be gone (a scratch course)
+        print(f"{assignment} regrade summary unavailable: {error.orig}", file=sys.stderr)
         return
     if found:
         print(f"{assignment} regrade: {summary(found)}", file=sys.stdout, flush=True)

@@ -137,12 +137,12 @@ def opted_out(config: Any = None) -> bool:
     return os.environ.get(OPT_OUT_ENV) == "1" or bool(configured)
 
 
-def step_aside(pid: int) -> int:
+def step_aside(pid: int) -> None:
     """Give the kernel under ``pid`` (its provisioner's process) the least CPU priority: nice 19
     for it and everything it started (later children inherit it), and for the scheduler
     autogroups of the sessions it opened (the sandbox gives every kernel one), where per-process
     nice would not count against other sessions. A kernel stuck in a loop then slows only its
-    own grading. Returns how many processes were lowered."""
+    own grading."""
     import psutil
 
     try:
@@ -150,15 +150,12 @@ def step_aside(pid: int) -> int:
         tree = [root, *root.children(recursive=True)]
         outer = os.getsid(pid)
     except (psutil.Error, OSError):
-        return 0
-    lowered = 0
+        return
     for proc in tree:
         with contextlib.suppress(psutil.Error, OSError):
             os.setpriority(os.PRIO_PROCESS, proc.pid, 19)
-            lowered += 1
             if os.getsid(proc.pid) != outer:  # never the session the provisioner runs in
                 Path(f"/proc/{proc.pid}/autogroup").write_text("19")
-    return lowered
 
 
 def _process_uids() -> set[int]:

@@ -115,19 +115,25 @@ class Inbound:
         """Release a page for each notebook of submission ``name`` where nbgrader's
         ``fetch_feedback`` looks for that submission's feedback; returns how many."""
         folder = self.path / name
-        secret = _secret(folder)
         notebooks = sorted(p.stem for p in folder.glob("*.ipynb")) or [details.get(
             "assignment", "")]
         self.feedback.mkdir(mode=0o755, exist_ok=True)
         for notebook in notebooks:
             page = _pages.get_template("notice.html.j2").render(
                 outcome=outcome, notebook=notebook, now=utc(time.time()), utc=utc, **details)
-            target = self.feedback / f"{notebook_hash(secret=secret, notebook_id=notebook)}.html"
+            target = feedback_page(self.course, name, notebook)
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             tmp.write_text(page)
             tmp.chmod(0o644)
             tmp.replace(target)  # atomic, as nbgrader's release_feedback does
         return len(notebooks)
+
+
+def feedback_page(course: Path, name: str, notebook: str) -> Path:
+    """Where nbgrader's ``fetch_feedback`` looks for the page of ``notebook`` of submission
+    ``name`` (``course``: the course's folder in the exchange)."""
+    secret = _secret(course / "inbound" / name)
+    return course / "feedback" / f"{notebook_hash(secret=secret, notebook_id=notebook)}.html"
 
 
 def foreign_owner(folder: Path, student: str) -> str | None:

@@ -160,14 +160,16 @@ class GradeOnSubmit(LoggingConfigurable):
         """Start the oldest waiting submission of every student and assignment that has none
         running, unless the rate limit says when it may start instead, while a worker is free
         (the queue stays in the journal, where ``serve-status`` counts it, not in Dask's)."""
-        free = sum(client.nthreads().values()) - len(self.running)
-        busy = {(row.student, row.assignment) for row in map(self.journal.get, self.running)}
         waiting: dict[tuple[str, str], list[Row]] = defaultdict(list)
         for row in self.journal.rows(PENDING, QUEUED):
             waiting[(row.student, row.assignment)].append(row)
+        if not waiting:
+            return
+        free = sum(client.nthreads().values()) - len(self.running)
+        busy = {(row.student, row.assignment) for row in map(self.journal.get, self.running)}
         now = time.time()
         for key, rows in sorted(waiting.items(), key=lambda item: item[1][0].seen):
-            if key in busy or free <= 0:
+            if key in busy:
                 continue
             row = rows[0]
             if row.attempts >= self.max_attempts:
@@ -178,8 +180,9 @@ class GradeOnSubmit(LoggingConfigurable):
             if len(starts) >= self.rate_limit:
                 self._queue(rows, starts[-self.rate_limit] + self.rate_period)
                 continue
-            self._start(client, kernel, row)
-            free -= 1
+            if free > 0:
+                self._start(client, kernel, row)
+                free -= 1
 
     def _start(self, client, kernel: str | None, row: Row) -> None:
         if row.student not in self.students:
