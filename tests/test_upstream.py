@@ -169,6 +169,50 @@ def test_jsonschema_loads_the_iri_grammar_that_nbformat_never_uses() -> None:
     assert not [s for s in schemas if '"iri' in s.read_text()], "nbformat now checks IRIs"
 
 
+@canary("one_parse")
+def test_html_pages_need_no_second_parse_once_every_image_has_alt_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bs4 import BeautifulSoup
+    from nbconvert.exporters import HTMLExporter
+
+    from attnkit.upstream.pages import OneParseHTMLExporter, needs_pass
+
+    stock = source(HTMLExporter.from_notebook_node)
+    for step in ("Highlight2HTML(", "_init_resources(", "WidgetsDataTypeFilter(",
+                 'register_filter("highlight_code"', 'register_filter("filter_data_type"',
+                 "super().from_notebook_node(", 'soup.select("img:not([alt])")',
+                 "div.jp-Cell-inputWrapper", "div.jp-OutputArea-output",
+                 "return str(soup), resources"):
+        assert step in stock, step
+    assert stock.count("soup.select(") == 3, "nbconvert's pass now does more"
+    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJ"
+           "RU5ErkJggg==")
+    image = nbformat.v4.new_output("display_data", {"image/png": png, "text/plain": "fig"})
+    described = nbformat.v4.new_output("display_data", {"image/png": png},
+                                       metadata={"image/png": {"alt": "a dot"}})
+    html = nbformat.v4.new_output("display_data", {"text/html": '<img title=" alt=x" src="y">'})
+
+    def notebook(*outputs: dict) -> nbformat.NotebookNode:
+        cell = nbformat.v4.new_code_cell("plot()", outputs=list(outputs))
+        return nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A"), cell])
+
+    cases = [("classic", notebook(described), False), ("classic", notebook(image), True),
+             ("classic", notebook(described, html), True), ("lab", notebook(described), True)]
+    for template, nb, again in cases:
+        pages = {}
+        for exporter_class in (HTMLExporter, OneParseHTMLExporter):
+            pages[exporter_class], _ = exporter_class(template_name=template).from_notebook_node(
+                nb)
+        ours = pages[OneParseHTMLExporter]
+        assert BeautifulSoup(ours, "html.parser") == BeautifulSoup(pages[HTMLExporter],
+                                                                   "html.parser"), template
+        assert (ours == pages[HTMLExporter]) is again, (template, again)  # the pass ran
+    assert not needs_pass('<p><img src="a" alt="b"><IMG alt=\'c\' src=d/></p>')
+    assert not needs_pass('<img title="x>y alt=" alt>')
+    assert needs_pass('<img src="a">') and needs_pass('<img title="alt=x">')
+    assert needs_pass('<img/src="a">')  # read by browsers, not by needs_pass: the pass runs
+
+
 def test_every_hook_has_a_canary() -> None:
     assert set(CANARIES) == set(upstream.HOOKS)
 

@@ -23,7 +23,6 @@ from pathlib import Path
 import nbgrader
 from jinja2 import Environment
 from jinja2.bccache import Bucket, BytecodeCache
-from nbconvert.exporters import HTMLExporter
 from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -31,12 +30,14 @@ from nbgrader.utils import is_grade, is_solution, is_task
 
 from attnkit.pipeline import maths
 from attnkit.pipeline.preprocessors import VERDICT, is_test_cell
+from attnkit.upstream.pages import OneParseHTMLExporter
 
 TEMPLATES = str(Path(__file__).resolve().parents[1] / "templates")
 # nbgrader's own templates (``feedback``, ``formgrade``), which the kit's extend
 NBGRADER_TEMPLATES = str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
                          / "templates")
 
+IMAGES = ("image/png", "image/jpeg")  # the outputs nbconvert writes as <img>
 # How a written answer stands in the gradebook.
 WAITING, BY_TA, AUTO = "waiting", "ta", "auto"
 
@@ -65,10 +66,16 @@ class _CompiledTemplates(BytecodeCache):
 _COMPILED = _CompiledTemplates()
 
 
-class FeedbackExporter(HTMLExporter):
+class FeedbackExporter(OneParseHTMLExporter):
     """The feedback pages' exporter (``c.GenerateFeedback.exporter_class``): nbgrader's
     HTMLExporter, in a class of its own so that its template is configured apart from
-    formgrader's, which reads ``c.HTMLExporter``; with the summary's filters."""
+    formgrader's, which reads ``c.HTMLExporter``; with the summary's filters, and every
+    plot described for screen readers."""
+
+    def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None,
+                           **kw) -> tuple[str, dict]:
+        describe_images(nb)
+        return super().from_notebook_node(nb, resources, **kw)
 
     def _create_environment(self) -> Environment:
         environment = super()._create_environment()
@@ -80,6 +87,28 @@ class FeedbackExporter(HTMLExporter):
         yield "heading_html", maths.heading_html
         yield "comment_html", lambda source: maths.render(source, escape=True)
         yield "points_text", points_text
+
+
+def describe_images(nb: NotebookNode) -> None:
+    """Give each image output without alternative text one that says where it was drawn
+    (nbconvert's own is "No description has been provided for this image")."""
+    section = ""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            section = last_heading(cell.source) or section
+        if cell.cell_type != "code" or cell.metadata.get("alt"):
+            continue
+        title = title_from_comment(cell.source)
+        where = f"drawn by the test cell of {title}" if title else "drawn by the code above"
+        if section:
+            where += f", under the heading “{section}”"
+        for output in cell.outputs:
+            for mime in IMAGES:
+                if mime in output.get("data", {}):
+                    meta = output.setdefault("metadata", {})
+                    own = meta.get("alt") or meta.get(mime, {}).get("alt")
+                    if not own:
+                        meta.setdefault(mime, {})["alt"] = f"A plot {where}."
 
 
 @dataclass(frozen=True)
