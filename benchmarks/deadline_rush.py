@@ -196,6 +196,12 @@ def journal_done(root: Path, seed: int) -> bool:
         journal.close()
 
 
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has spent outside idle and I/O wait since boot."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_student: int,
          seconds: float, kill_at: float | None, seed: int) -> dict:
     rng = random.Random(seed)
@@ -226,6 +232,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         watch.add(name, moment, assignment)
 
     start = time.time()
+    cpu_start, own_start = busy_seconds(), time.process_time()
     with ThreadPoolExecutor(8) as pool:
         futures = []
         for at, student, assignment in plan:
@@ -250,6 +257,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         time.sleep(0.2)
     submitted = len(watch.submitted)
     drained = time.time() - start
+    cpu, own = busy_seconds() - cpu_start, time.process_time() - own_start
     live.terminate()
     live.wait(120)
     watch.stop.set()
@@ -271,7 +279,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
                 if len(latency) > 1 else float("nan")),
         "max": latency[-1] if latency else float("nan"),
         "peak_mb": memory.peak / 2**20, "drained": drained,
-        "work": work(rows, made),
+        "work": work(rows, made), "cpu": cpu - own, "own": own,
     }
 
 
@@ -351,6 +359,8 @@ def main() -> int:
                   f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
             print(f"  worker time per submission (its grading's start to its feedback):\n"
                   f"{r['work']}")
+            print(f"  CPU: {r['cpu']:.0f} s for the service ({r['cpu'] / r['submitted']:.2f} s "
+                  f"per submission), {r['own']:.0f} s for the students' side (this script)")
             print(f"  peak memory (PSS) of the service's process tree {r['peak_mb']:.0f} MB; "
                   f"all answered {r['drained']:.0f} s after the first submission")
     return 0
