@@ -101,11 +101,12 @@ def value(kc: BlockingKernelClient, expr: str) -> object:
 
 @contextlib.contextmanager
 def kernel(cwd: Path, name: str = KERNEL_NAME, config: Config | None = None,
-           connection_file: str = "") -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
+           connection_file: str = "", extra_arguments: tuple[str, ...] = ()
+           ) -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
     """A started kernel over ipc (a plain kernel needs an absolute ``connection_file``)."""
     km = KernelManager(kernel_name=name, transport="ipc", config=config or Config(),
                        connection_file=connection_file)
-    km.start_kernel(cwd=str(cwd))
+    km.start_kernel(cwd=str(cwd), extra_arguments=list(extra_arguments))
     kc = km.client()
     kc.start_channels()
     try:
@@ -277,6 +278,31 @@ def test_nothing_outlives_the_kernel(specs: Path, submission: Path) -> None:
     while namespace_processes(namespace) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert namespace_processes(namespace) == []
+
+
+def displayed(kc: BlockingKernelClient, code: str) -> list[list[str]]:
+    """The MIME types of each display the code makes."""
+    shown: list[list[str]] = []
+
+    def hook(msg: dict) -> None:
+        if msg["msg_type"] == "display_data":
+            shown.append(sorted(msg["content"]["data"]))
+
+    reply = kc.execute_interactive(code, output_hook=hook, timeout=30)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return shown
+
+
+PLOT = "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()"
+
+
+def test_extra_arguments_reach_the_kernel(specs: Path, submission: Path) -> None:
+    """nbclient's ``extra_arguments`` reach a warm kernel as they reach one bubblewrap starts:
+    here, the inline backend's figure formats, which the grading service empties."""
+    with kernel(submission) as (_, kc):
+        assert displayed(kc, PLOT) == [["image/png", "text/plain"]]
+    with kernel(submission, extra_arguments=("--InlineBackend.figure_formats=[]",)) as (_, kc):
+        assert displayed(kc, PLOT) == [["text/plain"]]
 
 
 def test_timeout_interrupts_and_kernel_survives(specs: Path, submission: Path) -> None:

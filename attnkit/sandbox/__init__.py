@@ -433,7 +433,9 @@ class SandboxProvisioner(LocalProvisioner):
         assert self._box is not None
         _chown(self._box.connection_file, self._uid)
         if self.warm_start:
-            self._warm = self._request(kwargs["env"])
+            # the kernel's extra arguments (nbclient's ``extra_arguments``), as a cold one gets
+            extra = kwargs["cmd"][len(km.kernel_spec.argv):]
+            self._warm = self._request(kwargs["env"], extra)
             return kwargs
         kwargs["cmd"] = self._wrap(kwargs["cmd"], kwargs["env"])
         kwargs["env"] = {"PATH": os.defpath}
@@ -478,14 +480,16 @@ class SandboxProvisioner(LocalProvisioner):
                 "--remount-ro", "/", "--remount-ro", "/dev",
                 "--chdir", WORK_DIR, *env, "--", *limits, *cmd]
 
-    def _request(self, parent_env: Mapping[str, str]) -> dict[str, Any]:
-        """What the forkserver needs to build this kernel's sandbox (see ``_wrap``)."""
+    def _request(self, parent_env: Mapping[str, str], argv: list[str]) -> dict[str, Any]:
+        """What the forkserver needs to build this kernel's sandbox (see ``_wrap``) and start
+        its kernel with ``argv`` after the connection file."""
         assert self._box is not None
         root = self._box.root / "root"
         root.mkdir(mode=0o700, exist_ok=True)
         return {"root": str(root), "plan": mount_plan(self.tmp_size) + self._box.plan(),
                 "cwd": WORK_DIR, "uid": self._uid, "env": _kernel_env(parent_env),
                 "path": [LIB_DIR], "connection_file": str(self._box.connection_file),
+                "argv": argv,
                 "log": str(self._box.root / "kernel.log"), "limits": self._limits()}
 
     def _limits(self) -> dict[str, int]:

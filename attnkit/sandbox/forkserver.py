@@ -195,7 +195,7 @@ def _run_kernel(request: dict) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.path[:0] = request["path"]
-    sys.argv = ["ipykernel_launcher", "-f", request["connection_file"]]
+    sys.argv = ["ipykernel_launcher", "-f", request["connection_file"], *request["argv"]]
     numpy.random.seed()  # not the server's state: every kernel draws its own
     ipykernel.kernelapp.IPKernelApp.launch_instance(argv=sys.argv[1:])
 
