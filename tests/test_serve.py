@@ -24,6 +24,7 @@ from attnkit.serve.journal import FAILED, GRADED, GRADING, SUPERSEDED, TERMINAL,
 from attnkit.serve.status import report_section, status
 
 A = "ps1_self_attention"
+UNDRAWN_TEXT = "A plot goes here. Feedback on submit left it out to come sooner"
 pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
 # Every completed autograde, written by nbgrader's own post-convert hook: an independent
@@ -94,6 +95,7 @@ def test_rate_limit_queues_and_says_when(tmp_path: Path) -> None:
                  rows(root)[first].state == GRADED, root)
         page = fetch_feedback(root, tmp_path, "ana", A)
         assert len(page) == 1 and "Score" in next(iter(page.values())), page
+        assert "<img" in next(iter(page.values()))  # nothing else waited: plots are drawn
         place(tmp_path / "home" / "ana", A, right(root, A))
         second = submit(root, tmp_path, "ana", A)
         third = submit(root, tmp_path, "ana", A)
@@ -145,7 +147,7 @@ def crashed(tmp_path_factory: pytest.TempPathFactory,
     """8 students submit right and wrong notebooks twice; the service is killed with SIGKILL
     while it grades the second round, then restarted until idle."""
     base = tmp_path_factory.mktemp("crash")
-    root = exchange_course(base, [A], WITNESS)
+    root = exchange_course(base, [A], WITNESS + 'c.GradeOnSubmit.plots = "never"\n')
     service = start(root)
     request.addfinalizer(service.kill)
     names = []
@@ -186,6 +188,8 @@ def test_sigkill_loses_nothing_and_grades_nothing_twice(crashed) -> None:
         pages = fetch_feedback(root, base, student, A)
         mine = [n for n in names if n.startswith(f"{student}+")]
         assert len(pages) == len(mine), (student, pages.keys())  # one page per submission
+        graded = [page for page in pages.values() if "Score" in page]
+        assert graded and all("<img" not in page and UNDRAWN_TEXT in page for page in graded)
     graded = (root / "graded.log").read_text().splitlines()
     twice = [line for line, count in Counter(graded).items() if count > 1]
     assert not twice, f"graded more than once: {twice}"
@@ -197,7 +201,8 @@ def test_sigkill_loses_nothing_and_grades_nothing_twice(crashed) -> None:
 
 def test_final_autograde_gives_the_same_grades(crashed) -> None:
     """The instructor's own end of term: stock ``nbgrader collect --update`` changes nothing,
-    and ``attnkit autograde --force`` gives every student the grade the service gave."""
+    and ``attnkit autograde --force`` gives every student the grade the service gave (which
+    drew no plots)."""
     _, root, _, names = crashed
     latest = {student: stamp for student, _, stamp, _ in
               sorted((n.split("+") for n in names), key=lambda parts: parts[2])}

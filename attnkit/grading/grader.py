@@ -118,10 +118,17 @@ def _pipeline(config: Config) -> list[type]:
     return [import_item(entry) if isinstance(entry, str) else entry for entry in entries]
 
 
-def pipeline_config(config: Config, kernel: str | None) -> Config:
+# IPython in a grading kernel writes no input history database: about 2 ms less per cell
+# (``In`` and ``_ih`` still work)
+GRADING_KERNEL_ARGUMENTS = ("--HistoryManager.enabled=False",)
+
+
+def pipeline_config(config: Config, kernel: str | None,
+                    kernel_arguments: tuple[str, ...] = ()) -> Config:
     """Grading-only settings: every Execute preprocessor gets ``KernelStart``, kills its
-    kernel when done and, if ``kernel`` is given, runs that kernel; sandboxed kernels are
-    forked from a warm server unless the course says otherwise."""
+    kernel when done, starts it with ``GRADING_KERNEL_ARGUMENTS`` and ``kernel_arguments``
+    after the course's own and, if ``kernel`` is given, runs that kernel; sandboxed kernels
+    are forked from a warm server unless the course says otherwise."""
     extra = Config()
     classes = []
     for cls in _pipeline(config):
@@ -132,6 +139,9 @@ def pipeline_config(config: Config, kernel: str | None) -> Config:
             extra[cls.__name__] = Config(shutdown_kernel="immediate")
             if kernel:
                 extra[cls.__name__].kernel_name = kernel
+            course = config[cls.__name__].get("extra_arguments", [])
+            extra[cls.__name__].extra_arguments = [*course, *GRADING_KERNEL_ARGUMENTS,
+                                                   *kernel_arguments]
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
     if upstream.enabled("validate_once"):
@@ -166,21 +176,33 @@ _LOCK = threading.Lock()  # one submission at a time per process: chdir, env and
 _APIS: dict[tuple, NbGraderAPI] = {}
 
 
-def _worker_api(course_root: str, db_url: str, kernel: str | None) -> NbGraderAPI:
+def _worker_api(course_root: str, db_url: str, kernel: str | None,
+                kernel_arguments: tuple[str, ...] = ()) -> NbGraderAPI:
     """This process's grading API for a course, built again if its config file changed."""
     config_file = Path(course_root) / "nbgrader_config.py"
     stamp = config_file.stat().st_mtime_ns if config_file.exists() else None
-    key = (course_root, db_url, kernel, stamp)
+    key = (course_root, db_url, kernel, kernel_arguments, stamp)
     if key not in _APIS:
         for noise in (MissingIDFieldWarning, SAWarning):  # nbgrader's, printed per worker
             warnings.filterwarnings("ignore", category=noise)
         config = load_config(Path(course_root))
         config.CourseDirectory.db_url = db_url
-        config.merge(pipeline_config(config, kernel))
+        config.merge(pipeline_config(config, kernel, kernel_arguments))
         api = NbGraderAPI(config=config)
         api.log_level = logging.WARNING
         _APIS[key] = api
     return _APIS[key]
+
+
+def warm_up(course_root: str, db_url: str, kernel: str | None,
+            kernel_arguments: list[tuple[str, ...]]) -> None:
+    """Dask task: build this worker's grading APIs and start its warm-kernel server, so that
+    a long-running service's first submissions grade as fast as the rest."""
+    with _LOCK:
+        for arguments in kernel_arguments:
+            api = _worker_api(course_root, db_url, kernel, arguments)
+        if sandbox.forks_warm(kernel_name(api.config, kernel), api.config):
+            sandbox.Forkserver.start()
 
 
 def grade_submission(course_root: str, assignment: str, student: str, db_url: str,

@@ -29,7 +29,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 
 from attnkit.pipeline import maths
-from attnkit.pipeline.preprocessors import VERDICT, is_test_cell
+from attnkit.pipeline.preprocessors import VERDICT, is_test_cell, is_undrawn_plot
 from attnkit.upstream.pages import OneParseHTMLExporter
 
 TEMPLATES = str(Path(__file__).resolve().parents[1] / "templates")
@@ -38,6 +38,8 @@ NBGRADER_TEMPLATES = str(Path(nbgrader.__file__).parent / "server_extensions" / 
                          / "templates")
 
 IMAGES = ("image/png", "image/jpeg")  # the outputs nbconvert writes as <img>
+UNDRAWN = ("[A plot goes here. Feedback on submit left it out to come sooner (drawing plots "
+           "is a third of grading's time): run the cell in your notebook to see it.]")
 # How a written answer stands in the gradebook.
 WAITING, BY_TA, AUTO = "waiting", "ta", "auto"
 
@@ -74,7 +76,7 @@ class FeedbackExporter(OneParseHTMLExporter):
 
     def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None,
                            **kw) -> tuple[str, dict]:
-        describe_images(nb)
+        describe_plots(nb)
         return super().from_notebook_node(nb, resources, **kw)
 
     def _create_environment(self) -> Environment:
@@ -89,9 +91,10 @@ class FeedbackExporter(OneParseHTMLExporter):
         yield "points_text", points_text
 
 
-def describe_images(nb: NotebookNode) -> None:
+def describe_plots(nb: NotebookNode) -> None:
     """Give each image output without alternative text one that says where it was drawn
-    (nbconvert's own is "No description has been provided for this image")."""
+    (nbconvert's own is "No description has been provided for this image"), and say why a
+    plot that grading made without drawing it (``attnkit.serve.task.NO_PLOTS``) is missing."""
     section = ""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -103,6 +106,8 @@ def describe_images(nb: NotebookNode) -> None:
         if section:
             where += f", under the heading “{section}”"
         for output in cell.outputs:
+            if is_undrawn_plot(output):
+                output.data["text/plain"] = UNDRAWN
             for mime in IMAGES:
                 if mime in output.get("data", {}):
                     meta = output.setdefault("metadata", {})

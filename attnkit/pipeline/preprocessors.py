@@ -206,6 +206,15 @@ class RequireRegisteredChecks(NbGraderPreprocessor):
         return nb, resources
 
 
+_UNDRAWN = re.compile(r"<Figure size [\d.]+x[\d.]+ with \d+ Axes>")  # matplotlib's repr
+
+
+def is_undrawn_plot(output: NotebookNode) -> bool:
+    """Whether an output is a plot made but not drawn (a kernel with no figure format)."""
+    return (output.output_type == "display_data" and set(output.data) == {"text/plain"}
+            and _UNDRAWN.fullmatch(output.data["text/plain"]) is not None)
+
+
 class JudgeProbes(NbGraderPreprocessor):
     """Replace each hidden-check cell's outputs by a verdict computed here."""
 
@@ -240,7 +249,8 @@ class JudgeProbes(NbGraderPreprocessor):
         # keep what the visible tests printed and plotted; drop stderr and probe payloads
         notes = [o for o in cell.outputs
                  if (o.output_type == "stream" and o.name == "stdout")
-                 or (o.output_type == "display_data" and "image/png" in o.get("data", {}))]
+                 or (o.output_type == "display_data" and "image/png" in o.get("data", {}))
+                 or is_undrawn_plot(o)]
         notes += [from_dict({"output_type": "stream", "name": "stdout",
                              "text": f"{describe_error(o)}\n"})
                   for o in cell.outputs if o.output_type == "error"]

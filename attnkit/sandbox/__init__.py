@@ -39,8 +39,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Bool, Integer, Unicode
+from traitlets.config import Config
 
 PROVISIONER_NAME = "attnkit-sandbox-provisioner"
 KERNEL_NAME = "attnkit-sandbox"
@@ -307,6 +309,12 @@ class Forkserver:
         return json.loads(line)
 
     @classmethod
+    def start(cls) -> None:
+        """Start the server now (it imports for about 2 s of CPU), not on the first kernel."""
+        with cls._lock:
+            cls._server()
+
+    @classmethod
     def spawn(cls, request: Mapping[str, Any]) -> int:
         """Fork one sandboxed kernel; return the pid of its outer process."""
         with cls._lock:
@@ -318,6 +326,19 @@ class Forkserver:
         if "error" in answer:
             raise RuntimeError(f"could not start a warm sandboxed kernel: {answer['error']}")
         return answer["pid"]
+
+
+def forks_warm(kernel: str, config: Config) -> bool:
+    """Whether kernel ``kernel`` is this sandbox's, forked from the warm-kernel server under
+    ``config`` (its kernelspec's provisioner config on top, as jupyter_client applies it)."""
+    try:
+        spec = KernelSpecManager(config=config).get_kernel_spec(kernel)
+    except NoSuchKernel:
+        return False
+    provisioner = spec.metadata.get("kernel_provisioner", {})
+    if provisioner.get("provisioner_name") != PROVISIONER_NAME:
+        return False
+    return SandboxProvisioner(config=config, **provisioner.get("config", {})).warm_start
 
 
 class ForkedKernel:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
-from traitlets import Float, Int, Unicode
+from traitlets import Enum, Float, Int, Unicode
 from traitlets.config import LoggingConfigurable
 
 from attnkit import course
@@ -43,7 +43,7 @@ from attnkit.serve.journal import (
     Journal,
     Row,
 )
-from attnkit.serve.task import Result, process
+from attnkit.serve.task import NO_PLOTS, Result, process
 
 log = logging.getLogger("attnkit.serve")
 
@@ -72,6 +72,10 @@ class GradeOnSubmit(LoggingConfigurable):
         config=True)
     kernel = Unicode("", help="Kernel that runs the notebooks (default: the course's).").tag(
         config=True)
+    plots = Enum(("always", "when idle", "never"), "when idle",
+                 help="Whether feedback on submit draws the notebook's plots (about a third "
+                      "of a notebook's grading time): always, never, or when no other "
+                      "submission is waiting for a worker.").tag(config=True)
     max_attempts = Int(3, help="A submission whose grading was cut short (the service or a "
                                "worker killed) this many times fails.").tag(config=True)
 
@@ -122,6 +126,9 @@ class GradeOnSubmit(LoggingConfigurable):
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
         os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
         with grader._client(self.scheduler or None, workers) as client:
+            if not self.scheduler:
+                client.wait_for_workers(workers, timeout=120)
+            self.warm_up(client, kernel)
             log.info("serving %s from %s with %s", ", ".join(self.assignments),
                      self.inbound.path, self.scheduler or f"{workers} local workers")
             while not self.stop.is_set():
@@ -132,6 +139,20 @@ class GradeOnSubmit(LoggingConfigurable):
                     break
                 self._wait()
             self.finish_done()  # what finished while stopping is recorded, not redone
+
+    def warm_up(self, client, kernel: str | None) -> None:
+        """Have every worker build its grading APIs and start its warm-kernel server (about
+        3 s of CPU each) before the service says it serves, not during the first rush."""
+        modes = {"always": [True], "when idle": [True, False], "never": [False]}[self.plots]
+        arguments = [() if plots else NO_PLOTS for plots in modes]
+        futures = [client.submit(grader.warm_up, str(self.root), self.coursedir.db_url, kernel,
+                                 arguments, workers=[address], pure=False,
+                                 key=f"warm-up-{address}")
+                   for address in client.scheduler_info()["workers"]]
+        for future in futures:
+            if future.exception() is not None:
+                log.warning("a worker could not warm up (it will when it grades): %s",
+                            future.exception())
 
     def _wait(self) -> None:
         """Until the next look at inbound, a finished task, or stop."""
@@ -168,8 +189,10 @@ class GradeOnSubmit(LoggingConfigurable):
         free = sum(client.nthreads().values()) - len(self.running)
         busy = {(row.student, row.assignment) for row in map(self.journal.get, self.running)}
         now = time.time()
+        ready, later = [], 0  # may start now; will want a worker after a running one
         for key, rows in sorted(waiting.items(), key=lambda item: item[1][0].seen):
             if key in busy:
+                later += 1
                 continue
             row = rows[0]
             if row.attempts >= self.max_attempts:
@@ -180,11 +203,13 @@ class GradeOnSubmit(LoggingConfigurable):
             if len(starts) >= self.rate_limit:
                 self._queue(rows, starts[-self.rate_limit] + self.rate_period)
                 continue
-            if free > 0:
-                self._start(client, kernel, row)
-                free -= 1
+            ready.append(row)
+        plots = self.plots == "always" or (
+            self.plots == "when idle" and len(ready) + later <= max(free, 0))
+        for row in ready[:max(free, 0)]:
+            self._start(client, kernel, row, plots)
 
-    def _start(self, client, kernel: str | None, row: Row) -> None:
+    def _start(self, client, kernel: str | None, row: Row, plots: bool) -> None:
         if row.student not in self.students:
             with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
                 gb.update_or_create_student(row.student)
@@ -192,7 +217,7 @@ class GradeOnSubmit(LoggingConfigurable):
         self.journal.start(row.name)
         self.running[row.name] = client.submit(
             process, str(self.root), self.coursedir.db_url, kernel, row.name, row.student,
-            row.assignment, pure=False, key=f"serve-{row.name}-{row.attempts + 1}")
+            row.assignment, plots, pure=False, key=f"serve-{row.name}-{row.attempts + 1}")
         self.running[row.name].add_done_callback(lambda _: self.woken.set())
 
     def _queue(self, rows: list[Row], when: float) -> None:
