@@ -280,6 +280,8 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         "max": latency[-1] if latency else float("nan"),
         "peak_mb": memory.peak / 2**20, "drained": drained,
         "work": work(rows, made), "cpu": cpu - own, "own": own,
+        "slow": Counter(made[n][1] for n in watch.answered
+                        if watch.answered[n] - watch.submitted[n] > 10),
     }
 
 
@@ -357,6 +359,7 @@ def main() -> int:
             print(f"  targets  p50 < 3 s: {'met' if r['p50'] < 3 else 'MISSED'}   "
                   f"p95 < 10 s: {'met' if r['p95'] < 10 else 'MISSED'}   "
                   f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
+            print(f"  over 10 s: {dict(r['slow'].most_common())}")
             print(f"  worker time per submission (its grading's start to its feedback):\n"
                   f"{r['work']}")
             print(f"  CPU: {r['cpu']:.0f} s for the service ({r['cpu'] / r['submitted']:.2f} s "

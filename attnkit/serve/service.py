@@ -64,9 +64,9 @@ class GradeOnSubmit(LoggingConfigurable):
     rate_period = Float(3600.0, help="The rate limit's window, in seconds.").tag(config=True)
     poll_interval = Float(0.25, help="Seconds between looks at the inbound folder.").tag(
         config=True)
-    workers = Int(0, help="Worker processes of the local cluster (0: one per core and one "
-                          "more, which keeps the cores busy while a kernel stuck in a loop "
-                          "holds a worker at the least CPU priority).").tag(config=True)
+    workers = Int(0, help="Worker processes of the local cluster (0: two per core and one "
+                          "more, which keeps the cores busy while kernels stuck in loops hold "
+                          "workers at the least CPU priority).").tag(config=True)
     scheduler = Unicode("", help="Address of a running Dask scheduler to grade on instead "
                                  "(its workers must see the course at the same path).").tag(
         config=True)
@@ -121,7 +121,7 @@ class GradeOnSubmit(LoggingConfigurable):
             grader.prepare_gradebook(self.course_config, assignment, [])
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
             self.students = {s.id for s in gb.students}
-        workers = self.workers or default_workers() + 1
+        workers = self.workers or 2 * default_workers() + 1
         # one regrade run for the service's session: its workers record the audit, and the
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
         os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
@@ -268,7 +268,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="assignments to grade on submit (default: every one in source/)")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes of the local cluster (default: "
-                             "c.GradeOnSubmit.workers, else one per core)")
+                             "c.GradeOnSubmit.workers, else two per core and one)")
     parser.add_argument("--scheduler", default=None, help="address of a running Dask "
                         "scheduler (its workers must see the course directory at the same path)")
     parser.add_argument("--until-idle", action="store_true",
