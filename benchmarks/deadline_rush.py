@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -218,15 +218,18 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
     made: dict[str, tuple[str, str]] = {}  # submission -> its kind and, if hostile, its row
     restarted = None
 
+    sitting = defaultdict(threading.Lock)  # a student submits one thing at a time
+
     def hand_in(student: str, assignment: str) -> None:
         home = base / "home" / student
-        kind, what = notebooks.put(home, assignment, random.Random(f"{student}{assignment}"))
-        moment = time.time()
-        try:
-            name = submit(root, base, student, assignment)
-        except Exception:  # noqa: BLE001 - nbgrader's submit refused it (a dangling link)
-            kinds["refused by nbgrader submit"] += 1
-            return
+        with sitting[student]:
+            kind, what = notebooks.put(home, assignment, random.Random(f"{student}{assignment}"))
+            moment = time.time()
+            try:
+                name = submit(root, base, student, assignment)
+            except Exception as error:  # noqa: BLE001 - nbgrader's submit refused it
+                kinds[f"refused by nbgrader submit ({type(error).__name__})"] += 1
+                return
         kinds[kind] += 1
         made[name] = (kind, what)
         watch.add(name, moment, assignment)
@@ -280,6 +283,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         "max": latency[-1] if latency else float("nan"),
         "peak_mb": memory.peak / 2**20, "drained": drained,
         "work": work(rows, made), "cpu": cpu - own, "own": own,
+        "failed": Counter(r.reason for r in rows if r.state != GRADED),
         "slow": Counter(made[n][1] for n in watch.answered
                         if watch.answered[n] - watch.submitted[n] > 10),
     }
@@ -354,6 +358,8 @@ def main() -> int:
             print(f"  graded / submitted  {r['graded']} / {r['submitted']}   "
                   f"(states: {dict(r['states'])})")
             print(f"  lost {r['lost']}   duplicated {r['duplicated']}")
+            for reason, count in r["failed"].most_common():
+                print(f"  not graded ({count}): {reason}")
             print(f"  submit to feedback  p50 {r['p50']:.2f} s   p95 {r['p95']:.2f} s   "
                   f"max {r['max']:.2f} s   (p50 / idle p50 = {r['p50'] / floor:.1f}x)")
             print(f"  targets  p50 < 3 s: {'met' if r['p50'] < 3 else 'MISSED'}   "

@@ -180,13 +180,14 @@ class GradeOnSubmit(LoggingConfigurable):
     def dispatch(self, client, kernel: str | None) -> None:
         """Start the oldest waiting submission of every student and assignment that has none
         running, unless the rate limit says when it may start instead, while a worker is free
-        (the queue stays in the journal, where ``serve-status`` counts it, not in Dask's)."""
+        (the queue stays in the journal, where ``serve-status`` counts it, not in Dask's); with
+        plots drawn if ``plots`` says so."""
         waiting: dict[tuple[str, str], list[Row]] = defaultdict(list)
         for row in self.journal.rows(PENDING, QUEUED):
             waiting[(row.student, row.assignment)].append(row)
         if not waiting:
             return
-        free = sum(client.nthreads().values()) - len(self.running)
+        free = max(sum(client.nthreads().values()) - len(self.running), 0)
         busy = {(row.student, row.assignment) for row in map(self.journal.get, self.running)}
         now = time.time()
         ready, later = [], 0  # may start now; will want a worker after a running one
@@ -204,9 +205,9 @@ class GradeOnSubmit(LoggingConfigurable):
                 self._queue(rows, starts[-self.rate_limit] + self.rate_period)
                 continue
             ready.append(row)
-        plots = self.plots == "always" or (
-            self.plots == "when idle" and len(ready) + later <= max(free, 0))
-        for row in ready[:max(free, 0)]:
+        plots = self.plots == "always" or (self.plots == "when idle"
+                                           and len(ready) + later <= free)
+        for row in ready[:free]:
             self._start(client, kernel, row, plots)
 
     def _start(self, client, kernel: str | None, row: Row, plots: bool) -> None:
