@@ -43,7 +43,7 @@ from attnkit.serve.journal import (
     Journal,
     Row,
 )
-from attnkit.serve.task import NO_PLOTS, Result, process
+from attnkit.serve.task import Result, kernel_arguments, process
 
 log = logging.getLogger("attnkit.serve")
 
@@ -144,7 +144,7 @@ class GradeOnSubmit(LoggingConfigurable):
         """Have every worker build its grading APIs and start its warm-kernel server (about
         3 s of CPU each) before the service says it serves, not during the first rush."""
         modes = {"always": [True], "when idle": [True, False], "never": [False]}[self.plots]
-        arguments = [() if plots else NO_PLOTS for plots in modes]
+        arguments = [kernel_arguments(plots) for plots in modes]
         futures = [client.submit(grader.warm_up, str(self.root), self.coursedir.db_url, kernel,
                                  arguments, workers=[address], pure=False,
                                  key=f"warm-up-{address}")

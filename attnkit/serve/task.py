@@ -29,6 +29,11 @@ MARKS = JOURNAL.parent / "graded"  # one file per student and assignment: the se
 NO_PLOTS = ("--InlineBackend.figure_formats=[]",)
 
 
+def kernel_arguments(plots: bool) -> tuple[str, ...]:
+    """The grading kernel's extra arguments, with or without drawing plots."""
+    return () if plots else NO_PLOTS
+
+
 @dataclass
 class Result:
     """What became of one submission; ``counted`` names the submission nbgrader's rule picked
@@ -48,7 +53,7 @@ def process(root: str, db_url: str, kernel: str | None, name: str, student: str,
     """Collect, grade and release feedback for submission ``name`` (with its plots drawn,
     or not); never raises for a bad submission."""
     with grader._LOCK, shared_engine():
-        api = grader._worker_api(root, db_url, kernel, () if plots else NO_PLOTS)
+        api = grader._worker_api(root, db_url, kernel, kernel_arguments(plots))
         _marking(api)
         coursedir = api.coursedir
         with temp_attrs(coursedir, assignment_id=assignment, student_id=student):
