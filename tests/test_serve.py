@@ -125,6 +125,48 @@ def test_rate_limit_queues_and_says_when(tmp_path: Path) -> None:
         stop(service)
 
 
+def looping(root: Path) -> nbformat.NotebookNode:
+    """A right notebook with an endless loop after the softmax: its cell runs until the time
+    limit interrupts it."""
+    nb = right(root, A)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "ps1_softmax_code":
+            cell.source += "\nwhile True:\n    pass\n"
+    return nb
+
+
+def test_a_stuck_grading_steps_out_of_the_way(tmp_path: Path) -> None:
+    """One grading at a time at full priority (``active = 1``), with spare workers: two right
+    notebooks handed in together are graded one after the other, and both while a notebook
+    stuck in a loop (at the least CPU priority after ``stuck_after``) still holds its worker."""
+    root = exchange_course(tmp_path, [A], "c.GradeOnSubmit.active = 1\n"
+                                          "c.GradeOnSubmit.workers = 3\n"
+                                          "c.GradeOnSubmit.stuck_after = 6.0\n"
+                                          'c.GradeOnSubmit.plots = "never"\n'
+                                          "c.Execute.timeout = 25\n")
+    service = start(root)
+    try:
+        wait_for("the service", lambda: "serving" in (root / "serve.log").read_text(), root)
+        place(tmp_path / "home" / "ana", A, looping(root))
+        stuck = submit(root, tmp_path, "ana", A)
+        wait_for("the loop's grading", lambda: rows(root).get(stuck) and
+                 rows(root)[stuck].started, root)
+        names = []
+        for student in ("bo", "cy"):
+            place(tmp_path / "home" / student, A, right(root, A))
+            names.append(submit(root, tmp_path, student, A))
+        wait_for("all three", lambda: all(rows(root).get(n) and rows(root)[n].state == GRADED
+                                          for n in (stuck, *names)), root)
+        final = rows(root)
+        first, second = sorted((final[n] for n in names), key=lambda row: row.started)
+        assert second.started >= first.finished, (first, second)  # one at full priority
+        assert first.started >= final[stuck].started + 6.0
+        assert second.finished < final[stuck].finished, (second, final[stuck])
+        assert first.score == second.score == first.max_score - 2  # the written answer waits
+    finally:
+        stop(service)
+
+
 def failing_submission_is_answered(root: Path, base: Path, broken: str) -> None:
     """A submission nbgrader cannot grade ends failed, with a page that says why, for its
     student; the service grades on (ana's submissions came after it) and reports it."""

@@ -46,6 +46,7 @@ from attnkit.serve.journal import (
 from attnkit.serve.task import Result, kernel_arguments, process
 
 log = logging.getLogger("attnkit.serve")
+STUCK_WORKERS = 4  # workers beyond `active`, for gradings stuck in loops
 
 
 def _period(seconds: float) -> str:
@@ -64,9 +65,15 @@ class GradeOnSubmit(LoggingConfigurable):
     rate_period = Float(3600.0, help="The rate limit's window, in seconds.").tag(config=True)
     poll_interval = Float(0.25, help="Seconds between looks at the inbound folder.").tag(
         config=True)
-    workers = Int(0, help="Worker processes of the local cluster (0: two per core and one "
-                          "more, which keeps the cores busy while kernels stuck in loops hold "
-                          "workers at the least CPU priority).").tag(config=True)
+    active = Int(0, help="Gradings that may run at once at full CPU priority (0: two per "
+                         "core and one; with a scheduler, all its workers).").tag(config=True)
+    stuck_after = Float(3.0, help="Seconds after which a grading stops counting against "
+                                  "active: by then a kernel stuck in a loop runs at the least "
+                                  "CPU priority (ResilientExecute.step_aside_after), so it "
+                                  "holds a worker but hardly a core.").tag(config=True)
+    workers = Int(0, help="Worker processes of the local cluster (0: active and four more, "
+                          "for stuck gradings, so a few endless loops do not leave the rush "
+                          "with fewer workers).").tag(config=True)
     scheduler = Unicode("", help="Address of a running Dask scheduler to grade on instead "
                                  "(its workers must see the course at the same path).").tag(
         config=True)
@@ -121,7 +128,7 @@ class GradeOnSubmit(LoggingConfigurable):
             grader.prepare_gradebook(self.course_config, assignment, [])
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
             self.students = {s.id for s in gb.students}
-        workers = self.workers or 2 * default_workers() + 1
+        workers = self.workers or self._active() + STUCK_WORKERS
         # one regrade run for the service's session: its workers record the audit, and the
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
         os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
@@ -180,16 +187,21 @@ class GradeOnSubmit(LoggingConfigurable):
     def dispatch(self, client, kernel: str | None) -> None:
         """Start the oldest waiting submission of every student and assignment that has none
         running, unless the rate limit says when it may start instead, while a worker is free
-        (the queue stays in the journal, where ``serve-status`` counts it, not in Dask's); with
-        plots drawn if ``plots`` says so."""
+        and fewer than ``active`` gradings are younger than ``stuck_after`` (the queue stays in
+        the journal, where ``serve-status`` counts it, not in Dask's); with plots drawn if
+        ``plots`` says so."""
         waiting: dict[tuple[str, str], list[Row]] = defaultdict(list)
         for row in self.journal.rows(PENDING, QUEUED):
             waiting[(row.student, row.assignment)].append(row)
         if not waiting:
             return
-        free = max(sum(client.nthreads().values()) - len(self.running), 0)
-        busy = {(row.student, row.assignment) for row in map(self.journal.get, self.running)}
         now = time.time()
+        rows = [self.journal.get(name) for name in self.running]
+        threads = sum(client.nthreads().values())
+        fresh = sum(now - row.started < self.stuck_after for row in rows)
+        limit = threads if self.scheduler and not self.active else self._active()
+        free = max(min(threads - len(rows), limit - fresh), 0)
+        busy = {(row.student, row.assignment) for row in rows}
         ready, later = [], 0  # may start now; will want a worker after a running one
         for key, rows in sorted(waiting.items(), key=lambda item: item[1][0].seen):
             if key in busy:
@@ -209,6 +221,9 @@ class GradeOnSubmit(LoggingConfigurable):
                                            and len(ready) + later <= free)
         for row in ready[:free]:
             self._start(client, kernel, row, plots)
+
+    def _active(self) -> int:
+        return self.active or 2 * default_workers() + 1
 
     def _start(self, client, kernel: str | None, row: Row, plots: bool) -> None:
         if row.student not in self.students:
