@@ -15,6 +15,7 @@ allowlist, is shown as escaped source in ``<code>``.
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import re
@@ -230,6 +231,21 @@ def render(source: str, escape: bool = False, heading_offset: int = 0, anchors: 
     """Markdown as nbconvert renders it, maths as MathML. ``escape=False`` keeps raw HTML and
     any link, as nbconvert does: only for markdown ``NeutraliseActiveContent`` has made
     inert; ``escape=True`` also refuses script URLs."""
+    if attachments:
+        return _render(source, escape, heading_offset, anchors, attachments, path)
+    return _remembered(source, escape, heading_offset, anchors, path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered(source: str, escape: bool, heading_offset: int, anchors: bool,
+                path: str) -> str:
+    """``render`` of a cell without attachments, kept for the life of the process: every
+    student's page repeats the release's markdown (about a tenth of a feedback page's CPU)."""
+    return _render(source, escape, heading_offset, anchors, None, path)
+
+
+def _render(source: str, escape: bool, heading_offset: int, anchors: bool,
+            attachments: dict | None, path: str) -> str:
     renderer = MathMLRenderer(heading_offset=heading_offset, escape=escape,
                               allow_harmful_protocols=not escape,
                               exclude_anchor_links=not anchors, attachments=attachments or {},

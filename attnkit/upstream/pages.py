@@ -4,6 +4,8 @@ pass over it (see ``HOOKS``)."""
 from __future__ import annotations
 
 import copy
+import functools
+import json
 import re
 
 from nbconvert.exporters import HTMLExporter, TemplateExporter
@@ -32,6 +34,25 @@ def needs_pass(page: str) -> bool:
                for attributes in tags)
 
 
+class RememberedHighlight(Highlight2HTML):
+    """nbconvert's code highlighter, keeping what it wrote for the life of the process: every
+    student's page repeats the release's code and test cells, and Pygments' lexer was about a
+    sixth of a feedback page's CPU. Its output depends on the source, the language, the cell's
+    ``magics_language`` and the formatter's options only."""
+
+    def __call__(self, source: str, language: str | None = None,
+                 metadata: dict | None = None) -> str:
+        magics = (metadata or {}).get("magics_language")
+        return _highlighted(source, language or self.pygments_lexer, magics,
+                            json.dumps(self.extra_formatter_options, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def _highlighted(source: str, language: str, magics: str | None, options: str) -> str:
+    highlight = Highlight2HTML(pygments_lexer=language, extra_formatter_options=json.loads(options))
+    return highlight(source, language, {"magics_language": magics} if magics else None)
+
+
 class OneParseHTMLExporter(HTMLExporter):
     """nbconvert's HTMLExporter without the BeautifulSoup pass at the end of
     ``from_notebook_node``, which parses and writes out the whole page (about 0.1 s of a
@@ -49,7 +70,7 @@ class OneParseHTMLExporter(HTMLExporter):
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         self.register_filter("highlight_code", self.filters.get(
-            "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+            "highlight_code", RememberedHighlight(pygments_lexer=lexer, parent=self)))
         resources = self._init_resources(resources)
         self.register_filter("filter_data_type", WidgetsDataTypeFilter(
             notebook_metadata=self._nb_metadata, parent=self, resources=resources))
