@@ -97,6 +97,7 @@ class GradeOnSubmit(LoggingConfigurable):
         self.stop = threading.Event()
         self.woken = threading.Event()  # set by stop and by every finished task
         self.running: dict[str, object] = {}  # name -> future
+        self._warming: list = []  # the spares' warm-ups, held so Dask keeps their tasks
         self.students: set[str] = set()
         self.others: set[str] = set()  # submissions of assignments this service leaves alone
 
@@ -148,18 +149,23 @@ class GradeOnSubmit(LoggingConfigurable):
             self.finish_done()  # what finished while stopping is recorded, not redone
 
     def warm_up(self, client, kernel: str | None) -> None:
-        """Have every worker build its grading APIs and start its warm-kernel server (about
-        3 s of CPU each) before the service says it serves, not during the first rush."""
-        modes = {"always": [True], "when idle": [True, False], "never": [False]}[self.plots]
-        arguments = [kernel_arguments(plots) for plots in modes]
-        futures = [client.submit(grader.warm_up, str(self.root), self.coursedir.db_url, kernel,
-                                 arguments, workers=[address], pure=False,
-                                 key=f"warm-up-{address}")
-                   for address in client.scheduler_info()["workers"]]
-        for future in futures:
+        """Have ``active`` workers build their grading APIs and start their warm-kernel
+        servers (about half a second of CPU each), then the spare ones while the service
+        serves: the first submissions, or those that waited through a restart, start on warm
+        workers as soon as possible."""
+        workers = list(client.scheduler_info()["workers"])
+        for future in self._warm(client, kernel, workers[:self._active()]):
             if future.exception() is not None:
                 log.warning("a worker could not warm up (it will when it grades): %s",
                             future.exception())
+        self._warming = self._warm(client, kernel, workers[self._active():])
+
+    def _warm(self, client, kernel: str | None, addresses: list[str]) -> list:
+        modes = {"always": [True], "when idle": [True, False], "never": [False]}[self.plots]
+        arguments = [kernel_arguments(plots) for plots in modes]
+        return [client.submit(grader.warm_up, str(self.root), self.coursedir.db_url, kernel,
+                              arguments, workers=[address], pure=False,
+                              key=f"warm-up-{address}") for address in addresses]
 
     def _wait(self) -> None:
         """Until the next look at inbound, a finished task, or stop."""
@@ -196,12 +202,12 @@ class GradeOnSubmit(LoggingConfigurable):
         if not waiting:
             return
         now = time.time()
-        rows = [self.journal.get(name) for name in self.running]
+        running = [self.journal.get(name) for name in self.running]
         threads = sum(client.nthreads().values())
-        fresh = sum(now - row.started < self.stuck_after for row in rows)
+        fresh = sum(now - row.started < self.stuck_after for row in running)
         limit = threads if self.scheduler and not self.active else self._active()
-        free = max(min(threads - len(rows), limit - fresh), 0)
-        busy = {(row.student, row.assignment) for row in rows}
+        free = max(min(threads - len(running), limit - fresh), 0)
+        busy = {(row.student, row.assignment) for row in running}
         ready, later = [], 0  # may start now; will want a worker after a running one
         for key, rows in sorted(waiting.items(), key=lambda item: item[1][0].seen):
             if key in busy:
