@@ -81,8 +81,9 @@ class GradeOnSubmit(LoggingConfigurable):
         config=True)
     plots = Enum(("always", "when idle", "never"), "when idle",
                  help="Whether feedback on submit draws the notebook's plots (about a third "
-                      "of a notebook's grading time): always, never, or when no other "
-                      "submission is waiting for a worker.").tag(config=True)
+                      "of a notebook's grading time): always, never, or when idle: no "
+                      "other submission waits and at most half of active are grading."
+                 ).tag(config=True)
     max_attempts = Int(3, help="A submission whose grading was cut short (the service or a "
                                "worker killed) this many times fails.").tag(config=True)
 
@@ -195,7 +196,7 @@ class GradeOnSubmit(LoggingConfigurable):
         running, unless the rate limit says when it may start instead, while a worker is free
         and fewer than ``active`` gradings are younger than ``stuck_after`` (the queue stays in
         the journal, where ``serve-status`` counts it, not in Dask's); with plots drawn if
-        ``plots`` says so."""
+        ``plots`` says so ("when idle": in a rush most notebooks go without)."""
         waiting: dict[tuple[str, str], list[Row]] = defaultdict(list)
         for row in self.journal.rows(PENDING, QUEUED):
             waiting[(row.student, row.assignment)].append(row)
@@ -223,8 +224,8 @@ class GradeOnSubmit(LoggingConfigurable):
                 self._queue(rows, starts[-self.rate_limit] + self.rate_period)
                 continue
             ready.append(row)
-        plots = self.plots == "always" or (self.plots == "when idle"
-                                           and len(ready) + later <= free)
+        idle = len(ready) + later <= free and fresh + len(ready) <= max(limit // 2, 1)
+        plots = self.plots == "always" or (self.plots == "when idle" and idle)
         for row in ready[:free]:
             self._start(client, kernel, row, plots)
 
