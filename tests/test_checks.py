@@ -344,6 +344,25 @@ def test_every_variant_is_wrong_somewhere_and_hints_are_filled(check):
             assert "{" not in message and "(?)" not in message, message
 
 
+OVERFLOWS = [(check, wrong) for check, ws in WRONG.items() for wrong in ws
+             if wrong.name in ("unstable softmax", "no max subtraction")]
+
+
+@pytest.mark.parametrize(("check", "wrong"), OVERFLOWS, ids=[f"{c}-{w.name}" for c, w in OVERFLOWS])
+def test_a_naive_exp_overflows_on_every_seed(check, wrong):
+    """Seeds come from a random course salt: a large-logits case that fails to overflow for one
+    seed in a hundred hands a naive np.exp full marks in a class of hundreds."""
+    escapes = []
+    for seed in range(2000):
+        for case in (c for c in CHECKS[check].cases(seed) if c.large):
+            with np.errstate(all="ignore"):
+                out = run_variant(wrong.fn, case.args)
+            if out is not None and not isinstance(out, Raised) and all(
+                    np.isfinite(np.asarray(o, dtype=float)).all()
+                    for o in (out if isinstance(out, (list, tuple)) else [out])):
+                escapes.append((seed, case.name))
+    assert not escapes, escapes[:5]
+
 def test_describe_gives_sizes_and_roots():
     case = CHECKS["ps2_multihead_scaled"].cases(SEED)[0]
     facts = describe(case)

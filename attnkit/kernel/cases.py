@@ -91,6 +91,21 @@ def attention_params(rng: np.random.Generator, D: int, Dq: int | None = None, Dv
     return out
 
 
+def large_attention(rng: np.random.Generator, D: int, N: int, Dq: int | None = None,
+                    Dv: int | None = None, scale: float = 25.0,
+                    allowed: np.ndarray | None = None) -> Args:
+    """Tokens ``scale`` x N(0, 1) and weights, drawn again until the largest (``allowed``)
+    scaled score K^T Q / sqrt(D_q) passes 1000: a naive np.exp overflows from 710 on,
+    and a draw that stays below it would hand that mistake full marks for this seed."""
+    while True:
+        args = {"X": scale * rng.normal(size=(D, N)), **attention_params(rng, D, Dq, Dv)}
+        Q = args["beta_q"] + args["omega_q"] @ args["X"]  # Dq x N
+        K = args["beta_k"] + args["omega_k"] @ args["X"]  # Dq x N
+        scores = K.T @ Q / np.sqrt(Q.shape[0])  # N x N
+        if scores[allowed if allowed is not None else ...].max() > 1000:
+            return args
+
+
 def named(*keys: str) -> Callable[[tuple, Args], Any]:
     """Call the single target with the case's arguments in ``keys`` order."""
     def call(targets: tuple, a: Args) -> Any:

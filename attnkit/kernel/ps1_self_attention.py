@@ -7,7 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from attnkit.kernel.cases import Args, Case, Probe, attention_params, by_id, named, seeded_rng
+from attnkit.kernel.cases import (
+    Args,
+    Case,
+    Probe,
+    attention_params,
+    by_id,
+    large_attention,
+    named,
+    seeded_rng,
+)
 
 
 def udl_tokens() -> tuple[list[np.ndarray], Args]:
@@ -45,8 +54,7 @@ def ps1_attention_cases(seed: int, check: str, rect_q: bool = False) -> list[Cas
         cases.append(Case("fresh D=5, N=4, D_q=2", {"X": rng.normal(size=(5, 4)),
                                                      **attention_params(rng, 5, Dq=2)}))
     D, N = 4, 6
-    cases.append(Case(f"large logits D={D}, N={N}", {"X": 25 * rng.normal(size=(D, N)),
-                                                     **attention_params(rng, D)}, large=True))
+    cases.append(Case(f"large logits D={D}, N={N}", large_attention(rng, D, N), large=True))
     return cases
 
 

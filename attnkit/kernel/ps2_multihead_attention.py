@@ -6,7 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from attnkit.kernel.cases import Args, Case, Probe, attention_params, by_id, named, seeded_rng
+from attnkit.kernel.cases import (
+    Args,
+    Case,
+    Probe,
+    attention_params,
+    by_id,
+    large_attention,
+    named,
+    seeded_rng,
+)
 
 
 def udl_multihead() -> Args:
@@ -62,10 +71,11 @@ def ps2_head_cases(seed: int) -> list[Case]:
     cases = [Case("notebook head 1 (D=8, N=6, D_q=4)",
                   {"X": pinned["X"], **heads_of(pinned, 1)[0]}, pinned=True)]
     rng = seeded_rng(seed, "ps2_single_head")
-    for D, N, Dq, scale in ((6, 4, 3, 1.0), (8, 3, 2, 1.0), (6, 5, 3, 30.0)):
+    for D, N, Dq in ((6, 4, 3), (8, 3, 2)):
         cases.append(Case(f"fresh D={D}, N={N}, D_q={Dq}",
-                          {"X": scale * rng.normal(size=(D, N)),
-                           **attention_params(rng, D, Dq=Dq, Dv=Dq)}, large=scale > 1))
+                          {"X": rng.normal(size=(D, N)), **attention_params(rng, D, Dq=Dq, Dv=Dq)}))
+    cases.append(Case("fresh D=6, N=5, D_q=3", large_attention(rng, 6, 5, Dq=3, Dv=3, scale=30.0),
+                      large=True))
     return cases
 
 

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from attnkit.kernel.cases import Args, Case, Probe, attention_params, by_id, named, seeded_rng
+from attnkit.kernel.cases import (
+    Args,
+    Case,
+    Probe,
+    attention_params,
+    by_id,
+    large_attention,
+    named,
+    seeded_rng,
+)
 
 _QKV = ("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 _PARAMS = {k: k for k in _QKV}  # the notebook's data cell uses the same names
@@ -69,8 +78,9 @@ def attention_cases(seed: int) -> list[Case]:
     for D, N, Dq in ((3, 6, 3), (5, 2, 5), (5, 4, 2)):
         cases.append(Case(f"fresh D={D}, N={N}" + (f", D_q={Dq}" if Dq != D else ""),
                           {"X": rng.normal(size=(D, N)), **attention_params(rng, D, Dq=Dq)}))
-    cases.append(Case("large logits D=4, N=6", {"X": 25 * rng.normal(size=(4, 6)),
-                                                **attention_params(rng, 4)}, large=True))
+    causal = np.triu(np.ones((6, 6), dtype=bool))  # output n sees tokens m <= n
+    cases.append(Case("large logits D=4, N=6", large_attention(rng, 4, 6, allowed=causal),
+                      large=True))
     return cases
 
 
