@@ -130,7 +130,7 @@ class GradeOnSubmit(LoggingConfigurable):
             grader.prepare_gradebook(self.course_config, assignment, [])
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
             self.students = {s.id for s in gb.students}
-        workers = self.workers or self._active() + STUCK_WORKERS
+        workers = self.workers or self._active() + STUCK_WORKERS  # of a local cluster
         # one regrade run for the service's session: its workers record the audit, and the
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
         os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
@@ -155,11 +155,12 @@ class GradeOnSubmit(LoggingConfigurable):
         serves: the first submissions, or those that waited through a restart, start on warm
         workers as soon as possible."""
         workers = list(client.scheduler_info()["workers"])
-        for future in self._warm(client, kernel, workers[:self._active()]):
+        first = self._active(sum(client.nthreads().values()))
+        for future in self._warm(client, kernel, workers[:first]):
             if future.exception() is not None:
                 log.warning("a worker could not warm up (it will when it grades): %s",
                             future.exception())
-        self._warming = self._warm(client, kernel, workers[self._active():])
+        self._warming = self._warm(client, kernel, workers[first:])
 
     def _warm(self, client, kernel: str | None, addresses: list[str]) -> list:
         modes = {"always": [True], "when idle": [True, False], "never": [False]}[self.plots]
@@ -206,7 +207,7 @@ class GradeOnSubmit(LoggingConfigurable):
         running = [self.journal.get(name) for name in self.running]
         threads = sum(client.nthreads().values())
         fresh = sum(now - row.started < self.stuck_after for row in running)
-        limit = threads if self.scheduler and not self.active else self._active()
+        limit = self._active(threads)
         free = max(min(threads - len(running), limit - fresh), 0)
         busy = {(row.student, row.assignment) for row in running}
         ready, later = [], 0  # may start now; will want a worker after a running one
@@ -229,8 +230,12 @@ class GradeOnSubmit(LoggingConfigurable):
         for row in ready[:free]:
             self._start(client, kernel, row, plots)
 
-    def _active(self) -> int:
-        return self.active or 2 * default_workers() + 1
+    def _active(self, threads: int = 0) -> int:
+        """``active``, or its default: two per core and one on the local cluster, all
+        ``threads`` of a scheduler's."""
+        if self.active:
+            return self.active
+        return threads if self.scheduler else 2 * default_workers() + 1
 
     def _start(self, client, kernel: str | None, row: Row, plots: bool) -> None:
         if row.student not in self.students:

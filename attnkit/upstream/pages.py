@@ -1,5 +1,6 @@
 """Hook ``one_parse``: an HTML page written by its template alone, without nbconvert's second
-pass over it (see ``HOOKS``)."""
+pass over it (see ``HOOKS``), with code highlighted once per process (``RememberedHighlight``,
+nbconvert's public filter)."""
 
 from __future__ import annotations
 
