@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from attnkit.kernel.cases import Args, Case, Probe, by_id, named, seeded_rng
+from attnkit.kernel.cases import Args, Case, Probe, by_id, named, overflowing, seeded_rng
 
 
 def ps3_softmax_cases(seed: int) -> list[Case]:
@@ -33,11 +33,19 @@ def ps3_layer_pinned() -> Args:
 def ps3_forward_cases(seed: int) -> list[Case]:
     rng = seeded_rng(seed, "ps3_forward")
     cases = [Case("notebook example (n=3, dims=4)", ps3_layer_pinned(), pinned=True)]
-    for n, dims, scale in ((5, 3, 1.0), (2, 6, 1.0), (7, 4, 1.0), (4, 5, 40.0)):
-        cases.append(Case(f"fresh n={n}, dims={dims}" + (" large logits" if scale > 1 else ""),
-                          {"dims": dims, "x": scale * rng.normal(size=(n, dims)),
-                           **layer_weights(rng, dims)}, large=scale > 1))
+    for n, dims in ((5, 3), (2, 6), (7, 4)):
+        cases.append(Case(f"fresh n={n}, dims={dims}", {"dims": dims,
+                          "x": rng.normal(size=(n, dims)), **layer_weights(rng, dims)}))
+    n, dims = 4, 5
+    large = overflowing(lambda: {"dims": dims, "x": 40 * rng.normal(size=(n, dims)),
+                                 **layer_weights(rng, dims)}, _scores)
+    cases.append(Case(f"fresh n={n}, dims={dims} large logits", large, large=True))
     return cases
+
+
+def _scores(a: Args) -> np.ndarray:
+    """The layer's scaled scores Q K^T / sqrt(dims), tokens in rows."""
+    return (a["x"] @ a["W_q"]) @ (a["x"] @ a["W_k"]).T / np.sqrt(a["dims"])
 
 
 def forward_call(targets: tuple, a: Args) -> Any:
