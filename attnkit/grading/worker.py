@@ -7,6 +7,3 @@ with frozen_imports():
     import distributed  # noqa: F401
 
     import attnkit.grading.grader  # noqa: F401
-    from attnkit.review import regrades
-
-    regrades.describe_all_checks()

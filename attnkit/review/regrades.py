@@ -191,16 +191,6 @@ def check_definition(grade_id: str) -> str:
     return "\n".join(out)
 
 
-def describe_all_checks() -> None:
-    """Fill ``check_definition``'s cache for every check, where a process forks workers:
-    reading the sources (``inspect.getsource``) is about 0.3 s of each worker's first
-    gradings, paid again by every worker of a restarted service."""
-    from attnkit.judge import registry
-
-    for grade_id in (*registry.checks(), *registry.written()):
-        check_definition(grade_id)
-
-
 def check_hash(grade_id: str, cell_source: str, points: float | None) -> str:
     text = f"{cell_source}\n--points {points}\n--check\n{check_definition(grade_id)}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
