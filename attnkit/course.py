@@ -17,7 +17,11 @@ from traitlets.config.loader import ConfigFileNotFound
 
 
 def load_config(root: Path) -> Config:
-    """The ``nbgrader_config.py`` files stock nbgrader reads: Jupyter's config dirs, the course."""
+    """The ``nbgrader_config.py`` files stock nbgrader reads: Jupyter's config dirs, the course.
+    Each load starts from the kit's own checks, so a config that replaces one applies once."""
+    from attnkit.judge import registry
+
+    registry.reset()
     config = Config()
     for directory in [*reversed(jupyter_config_path()), str(root)]:
         with contextlib.suppress(ConfigFileNotFound):

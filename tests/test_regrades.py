@@ -58,16 +58,31 @@ def test_check_fingerprint_follows_the_text_not_the_module(tmp_path: Path) -> No
     assert text(a.close) != text(c.close), "a changed tolerance left the hash unchanged"
 
 
+LAMBDA_SOURCE = '''
+CHECK = dict(
+    test=lambda got: got.std() < 0.13
+    and abs(got.mean()) < {bound})
+'''
+
+
+def test_a_lambda_is_described_to_its_last_line(tmp_path: Path) -> None:
+    """``inspect.getsource`` stops a lambda at its first line (ps3_init's tests go on)."""
+    texts = []
+    for name, bound in (("lam_a", "0.05"), ("lam_b", "0.5")):
+        (tmp_path / f"{name}.py").write_text(LAMBDA_SOURCE.format(bound=bound))
+        out: list[str] = []
+        regrades._describe(load(tmp_path / f"{name}.py", name).CHECK, set(), out)
+        texts.append("\n".join(out))
+    assert texts[0] != texts[1], "a changed bound on a lambda's second line left the hash"
+
+
 def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatch) -> None:
-    regrades.check_definition.cache_clear()
     checks = registry.checks()
     before = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
     assert len(set(before.values())) == len(before)
     monkeypatch.setitem(checks, "ps1_softmax", dataclasses.replace(
         checks["ps1_softmax"], per_case=True))
-    regrades.check_definition.cache_clear()
     after = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
-    regrades.check_definition.cache_clear()
     assert [g for g in before if before[g] != after[g]] == ["ps1_softmax"]
     assert regrades.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
 
@@ -106,6 +121,66 @@ _checks["ps1_softmax"] = _dc.replace(
     _checks["ps1_softmax"], reference=lambda a, _ref=_checks["ps1_softmax"].reference:
     _ref(a) * 1.01)
 '''
+
+
+LONG_RUNNING = """
+import sys
+from pathlib import Path
+from attnkit.grading import grader
+from attnkit.judge import registry
+from attnkit.review import regrades
+
+root, db = sys.argv[1], "sqlite:///" + sys.argv[1] + "/gradebook.db"
+check = registry.checks()["ps1_softmax"]
+args = check.cases(0)[0].args
+original = check.reference(args)
+described = regrades.check_definition("ps1_softmax")  # as a worker server would, first
+
+def ratio():
+    return round(float((registry.checks()["ps1_softmax"].reference(args) / original).mean()), 6)
+
+grader._worker_api(root, db, None, ())
+grader._worker_api(root, db, None, ("--InlineBackend.figure_formats=[]",))  # plots or not
+first = (ratio(), regrades.check_definition("ps1_softmax"))
+config = Path(root, "nbgrader_config.py")
+config.write_text(config.read_text().replace("1.01", "1.02"))
+grader._worker_api(root, db, None, ())
+second = (ratio(), regrades.check_definition("ps1_softmax"))
+print(first[0], second[0], described != first[1], first[1] != second[1])
+"""
+
+
+def test_a_long_running_worker_applies_the_course_config_once_and_follows_its_edits(
+        tmp_path: Path) -> None:
+    """A service's worker loads the course's config for each of its grading pipelines (plots
+    drawn or not), and again when the file changes: a changed check must count once, and
+    its fingerprint must follow the file, as a fresh ``attnkit autograde`` worker's does."""
+    root = copy_course(tmp_path / "course")
+    config = root / "nbgrader_config.py"
+    config.write_text(config.read_text() + CHANGE_CHECK)
+    out = run([sys.executable, "-c", LONG_RUNNING, str(root)], root).stdout.split()
+    assert out == ["1.01", "1.02", "True", "True"], out
+
+
+RATIO = """
+import sys as _sys
+_pristine = _registry.assignments()["ps1_self_attention"].CHECKS["ps1_softmax"]
+_args = _pristine.cases(0)[0].args
+print("ratio", round(float((_registry.checks()["ps1_softmax"].reference(_args)
+                            / _pristine.reference(_args)).mean()), 6), file=_sys.stderr)
+"""
+
+
+def test_stock_nbgrader_applies_a_changed_check_once(tmp_path: Path) -> None:
+    """Stock ``nbgrader`` runs ``nbgrader_config.py`` three times in one process: a change to
+    a check there must not compound (1.01, then 1.0201, then 1.0303)."""
+    root = copy_course(tmp_path / "course")
+    config = root / "nbgrader_config.py"
+    config.write_text(config.read_text() + CHANGE_CHECK + RATIO)
+    result = run(["nbgrader", "autograde", "no_such_assignment"], root, check=False)
+    ratios = [line.split()[1] for line in result.stderr.splitlines()
+              if line.startswith("ratio ")]
+    assert len(ratios) >= 2 and set(ratios) == {"1.01"}, ratios
 
 
 @pytest.mark.slow

@@ -47,6 +47,13 @@ def written() -> dict[str, Written]:
     return _merged("WRITTEN")
 
 
+def reset() -> None:
+    """Back to the kit's own checks and mark schemes, before a course's config (which may
+    replace some in ``checks()``) runs again in this process."""
+    checks.cache_clear()
+    written.cache_clear()
+
+
 def mark_schemes() -> dict[str, str]:
     return {grade_id: w.mark_scheme for grade_id, w in written().items()}
 

@@ -32,6 +32,7 @@ import csv
 import functools
 import hashlib
 import inspect
+import linecache
 import os
 import re
 import sys
@@ -108,7 +109,7 @@ def _describe(obj: Any, seen: set[int], out: list[str]) -> None:
     if isinstance(obj, (types.FunctionType, types.MethodType)):
         fn = obj.__func__ if isinstance(obj, types.MethodType) else obj
         try:
-            out.append(textwrap.dedent(inspect.getsource(fn)))
+            out.append(_source(fn))
         except (OSError, TypeError):
             out.append(repr(fn.__code__.co_code))
         for value in (fn.__defaults__ or ()):
@@ -156,6 +157,16 @@ def _describe(obj: Any, seen: set[int], out: list[str]) -> None:
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # reprs of objects name their address
 
 
+def _source(fn: types.FunctionType) -> str:
+    """A function's source; for a lambda whose body goes on to the next lines (as a course
+    config's ``reference=lambda a: ...`` may), all of it: ``inspect`` stops at its first."""
+    lines, start = inspect.getsourcelines(fn)
+    last = max((line for *_, line in fn.__code__.co_lines() if line), default=0)
+    if start and last >= start + len(lines):
+        lines = linecache.getlines(fn.__code__.co_filename)[start - 1:last]
+    return textwrap.dedent("".join(lines))
+
+
 def _names(code: types.CodeType) -> set[str]:
     names = set(code.co_names)
     for const in code.co_consts:
@@ -184,11 +195,21 @@ def check_objects(grade_id: str) -> list[Any]:
     return found
 
 
-@functools.cache
+_DEFINITIONS: dict[str, tuple[list[Any], str]] = {}
+
+
 def check_definition(grade_id: str) -> str:
-    out: list[str] = []
-    _describe(check_objects(grade_id), set(), out)
-    return "\n".join(out)
+    """The text of ``check_objects(grade_id)``, described again only when one of them is a
+    new object: reading the sources is slow, and a course's ``nbgrader_config.py``, loaded
+    again in a long-running worker, may replace a check."""
+    objects = check_objects(grade_id)
+    cached = _DEFINITIONS.get(grade_id)
+    if cached is None or len(cached[0]) != len(objects) or any(
+            old is not new for old, new in zip(cached[0][1:], objects[1:], strict=True)):
+        out: list[str] = []
+        _describe(objects, set(), out)
+        cached = _DEFINITIONS[grade_id] = (objects, "\n".join(out))
+    return cached[1]
 
 
 def check_hash(grade_id: str, cell_source: str, points: float | None) -> str:
