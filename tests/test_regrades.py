@@ -76,6 +76,16 @@ def test_a_lambda_is_described_to_its_last_line(tmp_path: Path) -> None:
     assert texts[0] != texts[1], "a changed bound on a lambda's second line left the hash"
 
 
+def test_a_fingerprint_does_not_depend_on_which_string_names_the_check() -> None:
+    """A worker server describes the checks by the registry's own keys; a grading, by the
+    grade id read from the notebook: an equal string, not the same object."""
+    for grade_id in registry.checks():
+        regrades._DEFINITIONS.clear()
+        by_key = regrades.check_definition(grade_id)
+        regrades._DEFINITIONS.clear()
+        assert regrades.check_definition(grade_id.encode().decode()) == by_key, grade_id
+
+
 def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     checks = registry.checks()
     before = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}

@@ -187,7 +187,9 @@ def check_objects(grade_id: str) -> list[Any]:
     known-wrong variants, tolerance) and the judge, or its mark scheme."""
     from attnkit.judge import registry, verdicts
 
-    found: list[Any] = [grade_id]
+    # a copy: ``_describe`` skips what it has seen by identity, and the probe's own id must
+    # be described whether or not the caller's string is that very object
+    found: list[Any] = [grade_id.encode().decode()]
     if grade_id in registry.checks():
         found += [registry.checks()[grade_id], verdicts.judge]
     if grade_id in registry.written():
@@ -210,6 +212,17 @@ def check_definition(grade_id: str) -> str:
         _describe(objects, set(), out)
         cached = _DEFINITIONS[grade_id] = (objects, "\n".join(out))
     return cached[1]
+
+
+def describe_all_checks() -> None:
+    """Fill ``check_definition``'s cache for the kit's checks, where a process forks
+    workers: reading the sources (``inspect.getsource``) is about 0.3 s of each worker's
+    first gradings, paid again by every worker of a restarted service. A check the course's
+    config replaces is a new object, described again by the worker that loads it."""
+    from attnkit.judge import registry
+
+    for grade_id in (*registry.checks(), *registry.written()):
+        check_definition(grade_id)
 
 
 def check_hash(grade_id: str, cell_source: str, points: float | None) -> str:
