@@ -33,38 +33,19 @@ def loaded(names: list[str], answers: multiprocessing.SimpleQueue) -> None:
                  gc.isenabled()))
 
 
-def in_worker(target, *args):
-    """What ``target(*args, answers)`` puts, run in a worker forked from the server."""
+def test_workers_fork_with_the_grader_imported_and_frozen() -> None:
     start_worker_server()
     context = multiprocessing.get_context("forkserver")
     answers = context.SimpleQueue()
-    worker = context.Process(target=target, args=(*args, answers))
+    worker = context.Process(target=loaded,
+                             args=(["attnkit.grading.grader", "nbgrader.apps"], answers))
     worker.start()
     worker.join(60)
     assert worker.exitcode == 0
-    return answers.get()
-
-
-def test_workers_fork_with_the_grader_imported_and_frozen() -> None:
-    imported, frozen, collecting = in_worker(loaded, ["attnkit.grading.grader", "nbgrader.apps"])
+    imported, frozen, collecting = answers.get()
     assert imported == {"attnkit.grading.grader": True, "nbgrader.apps": True}
     assert frozen > 200_000  # Dask, nbgrader and the rest: never scanned by its collections
     assert collecting
-
-
-def described(answers: multiprocessing.SimpleQueue) -> None:
-    from attnkit.judge import registry
-    from attnkit.review import regrades
-
-    answers.put((len(regrades._DEFINITIONS),
-                 len(registry.checks()) + len(registry.written())))
-
-
-def test_workers_fork_with_every_check_described() -> None:
-    """The regrade audit's fingerprints read every check's source (0.3 s) once, in the
-    server, not in the first gradings of each worker (of each restart of a service)."""
-    cached, checks = in_worker(described)
-    assert cached == checks > 20
 
 
 def test_frozen_imports_turn_collection_back_on_even_after_an_error() -> None:

@@ -86,6 +86,56 @@ def test_a_fingerprint_does_not_depend_on_which_string_names_the_check() -> None
         assert regrades.check_definition(grade_id.encode().decode()) == by_key, grade_id
 
 
+NESTED_SOURCE = '''
+CHECK = dict(
+    test=lambda got: got.std() < 0.13
+    and [] == [y for y in got
+               if y > {bound}])
+'''
+
+WRAPPED_SOURCE = '''
+import functools
+
+
+def helper(got):
+    return got < 0.5
+
+
+CHECK = dict(
+    test=functools.wraps(helper)(lambda got: (got > 0
+                                             and got < 1)))
+'''
+
+
+def test_a_lambda_is_described_with_its_nested_code_and_a_wrapper_as_inspect_does(
+        tmp_path: Path) -> None:
+    texts = []
+    for name, bound in (("nest_a", "0.5"), ("nest_b", "0.6")):
+        (tmp_path / f"{name}.py").write_text(NESTED_SOURCE.format(bound=bound))
+        texts.append(regrades._source(load(tmp_path / f"{name}.py", name).CHECK["test"]))
+    assert texts[0] != texts[1], "a bound inside a comprehension's second line was left out"
+    (tmp_path / "wrapped.py").write_text(WRAPPED_SOURCE)
+    module = load(tmp_path / "wrapped.py", "wrapped")
+    assert regrades._source(module.CHECK["test"]) == "def helper(got):\n    return got < 0.5\n"
+
+
+def test_a_fingerprint_follows_what_the_course_config_patched() -> None:
+    """A config may patch what a check uses rather than the check; after it has run
+    (``registry.reset()`` first), the checks are described again."""
+    from attnkit.judge import verdicts
+
+    before = regrades.check_definition("ps1_softmax")
+    original = verdicts.TAMPERED
+    try:
+        registry.reset()
+        verdicts.TAMPERED = "patched by the course"
+        assert "patched by the course" in regrades.check_definition("ps1_softmax")
+    finally:
+        verdicts.TAMPERED = original
+        registry.reset()
+    assert regrades.check_definition("ps1_softmax") == before
+
+
 def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     checks = registry.checks()
     before = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
@@ -191,6 +241,35 @@ def test_stock_nbgrader_applies_a_changed_check_once(tmp_path: Path) -> None:
     ratios = [line.split()[1] for line in result.stderr.splitlines()
               if line.startswith("ratio ")]
     assert len(ratios) >= 2 and set(ratios) == {"1.01"}, ratios
+
+
+TWO_COURSES = """
+import sys
+from attnkit.grading import grader
+from attnkit.judge import registry
+
+pristine = registry.assignments()["ps1_self_attention"].CHECKS["ps1_softmax"]
+args = pristine.cases(0)[0].args
+ratios = []
+for root in (sys.argv[1], sys.argv[2], sys.argv[1]):
+    grader._worker_api(root, "sqlite:///" + root + "/gradebook.db", None, ())
+    got = registry.checks()["ps1_softmax"].reference(args) / pristine.reference(args)
+    ratios.append(str(round(float(got.mean()), 6)))
+print(*ratios)
+"""
+
+
+def test_a_shared_worker_grades_each_course_with_its_own_checks(tmp_path: Path) -> None:
+    """On a ``--scheduler`` cluster one worker may grade two courses: the checks are global
+    to the process, so switching back to a course runs its config again."""
+    roots = []
+    for name, factor in (("a", "1.01"), ("b", "1.05")):
+        root = copy_course(tmp_path / name)
+        config = root / "nbgrader_config.py"
+        config.write_text(config.read_text() + CHANGE_CHECK.replace("1.01", factor))
+        roots.append(str(root))
+    out = run([sys.executable, "-c", TWO_COURSES, *roots], tmp_path).stdout.split()
+    assert out == ["1.01", "1.05", "1.01"], out
 
 
 @pytest.mark.slow

@@ -174,6 +174,7 @@ def kernel_name(config: Config, kernel: str | None) -> str:
 
 _LOCK = threading.Lock()  # one submission at a time per process: chdir, env and seed are global
 _APIS: dict[tuple, NbGraderAPI] = {}
+_CONFIGURED: list[tuple | None] = [None]  # the course whose config last ran in this process
 
 
 def _worker_api(course_root: str, db_url: str, kernel: str | None,
@@ -191,6 +192,10 @@ def _worker_api(course_root: str, db_url: str, kernel: str | None,
         api = NbGraderAPI(config=config)
         api.log_level = logging.WARNING
         _APIS[key] = api
+    elif _CONFIGURED[0] != (course_root, stamp):
+        # the checks are the process's, not the API's: another course's config ran since
+        load_config(Path(course_root))
+    _CONFIGURED[0] = (course_root, stamp)
     return _APIS[key]
 
 

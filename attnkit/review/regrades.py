@@ -160,11 +160,18 @@ ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # reprs of objects name their addre
 def _source(fn: types.FunctionType) -> str:
     """A function's source; for a lambda whose body goes on to the next lines (as a course
     config's ``reference=lambda a: ...`` may), all of it: ``inspect`` stops at its first."""
+    fn = inspect.unwrap(fn)  # as inspect does: the source is the wrapped function's
     lines, start = inspect.getsourcelines(fn)
-    last = max((line for *_, line in fn.__code__.co_lines() if line), default=0)
+    last = _last_line(fn.__code__)
     if start and last >= start + len(lines):
         lines = linecache.getlines(fn.__code__.co_filename)[start - 1:last]
     return textwrap.dedent("".join(lines))
+
+
+def _last_line(code: types.CodeType) -> int:
+    """The last line of ``code`` and of the code nested in it (comprehensions, lambdas)."""
+    nested = [_last_line(c) for c in code.co_consts if isinstance(c, types.CodeType)]
+    return max([line for *_, line in code.co_lines() if line] + nested, default=0)
 
 
 def _names(code: types.CodeType) -> set[str]:
@@ -201,28 +208,19 @@ _DEFINITIONS: dict[str, tuple[list[Any], str]] = {}
 
 
 def check_definition(grade_id: str) -> str:
-    """The text of ``check_objects(grade_id)``, described again only when one of them is a
-    new object: reading the sources is slow, and a course's ``nbgrader_config.py``, loaded
-    again in a long-running worker, may replace a check."""
-    objects = check_objects(grade_id)
-    cached = _DEFINITIONS.get(grade_id)
-    if cached is None or len(cached[0]) != len(objects) or any(
-            old is not new for old, new in zip(cached[0][1:], objects[1:], strict=True)):
-        out: list[str] = []
-        _describe(objects, set(), out)
-        cached = _DEFINITIONS[grade_id] = (objects, "\n".join(out))
-    return cached[1]
-
-
-def describe_all_checks() -> None:
-    """Fill ``check_definition``'s cache for the kit's checks, where a process forks
-    workers: reading the sources (``inspect.getsource``) is about 0.3 s of each worker's
-    first gradings, paid again by every worker of a restarted service. A check the course's
-    config replaces is a new object, described again by the worker that loads it."""
+    """The text of ``check_objects(grade_id)``, described again when the course's config has
+    run since (``registry.reset()``: it may replace a check or patch what one uses) or one of
+    them is a new object; reading the sources is slow."""
     from attnkit.judge import registry
 
-    for grade_id in (*registry.checks(), *registry.written()):
-        check_definition(grade_id)
+    objects = [registry.generation(), *check_objects(grade_id)]
+    cached = _DEFINITIONS.get(grade_id)
+    if cached is None or cached[0][0] != objects[0] or len(cached[0]) != len(objects) or any(
+            old is not new for old, new in zip(cached[0][2:], objects[2:], strict=True)):
+        out: list[str] = []
+        _describe(objects[1:], set(), out)
+        cached = _DEFINITIONS[grade_id] = (objects, "\n".join(out))
+    return cached[1]
 
 
 def check_hash(grade_id: str, cell_source: str, points: float | None) -> str:
