@@ -77,12 +77,12 @@ def test_a_lambda_is_described_to_its_last_line(tmp_path: Path) -> None:
 
 
 def test_a_fingerprint_does_not_depend_on_which_string_names_the_check() -> None:
-    """A worker server describes the checks by the registry's own keys; a grading, by the
-    grade id read from the notebook: an equal string, not the same object."""
+    """A caller may name a check by the registry's own key; a grading names it by the grade
+    id read from the notebook: an equal string, not the same object."""
     for grade_id in registry.checks():
-        regrades._DEFINITIONS.clear()
+        regrades._definition.cache_clear()
         by_key = regrades.check_definition(grade_id)
-        regrades._DEFINITIONS.clear()
+        regrades._definition.cache_clear()
         assert regrades.check_definition(grade_id.encode().decode()) == by_key, grade_id
 
 
@@ -142,7 +142,9 @@ def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatc
     assert len(set(before.values())) == len(before)
     monkeypatch.setitem(checks, "ps1_softmax", dataclasses.replace(
         checks["ps1_softmax"], per_case=True))
+    regrades._definition.cache_clear()  # replaced without a run of the config (no reset)
     after = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
+    regrades._definition.cache_clear()
     assert [g for g in before if before[g] != after[g]] == ["ps1_softmax"]
     assert regrades.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
 
@@ -183,29 +185,32 @@ _checks["ps1_softmax"] = _dc.replace(
 '''
 
 
-LONG_RUNNING = """
+SOFTMAX_RATIO = """
+def softmax_ratio():
+    \"\"\"ps1_softmax's reference as the config left it, over the kit's own.\"\"\"
+    from attnkit.judge import registry
+    pristine = registry.assignments()["ps1_self_attention"].CHECKS["ps1_softmax"]
+    args = pristine.cases(0)[0].args
+    now = registry.checks()["ps1_softmax"].reference(args) / pristine.reference(args)
+    return str(round(float(now.mean()), 6))
+"""
+
+LONG_RUNNING = SOFTMAX_RATIO + """
 import sys
 from pathlib import Path
 from attnkit.grading import grader
-from attnkit.judge import registry
 from attnkit.review import regrades
 
 root, db = sys.argv[1], "sqlite:///" + sys.argv[1] + "/gradebook.db"
-check = registry.checks()["ps1_softmax"]
-args = check.cases(0)[0].args
-original = check.reference(args)
-described = regrades.check_definition("ps1_softmax")  # as a worker server would, first
-
-def ratio():
-    return round(float((registry.checks()["ps1_softmax"].reference(args) / original).mean()), 6)
+described = regrades.check_definition("ps1_softmax")  # before the course's config ran
 
 grader._worker_api(root, db, None, ())
 grader._worker_api(root, db, None, ("--InlineBackend.figure_formats=[]",))  # plots or not
-first = (ratio(), regrades.check_definition("ps1_softmax"))
+first = (softmax_ratio(), regrades.check_definition("ps1_softmax"))
 config = Path(root, "nbgrader_config.py")
 config.write_text(config.read_text().replace("1.01", "1.02"))
 grader._worker_api(root, db, None, ())
-second = (ratio(), regrades.check_definition("ps1_softmax"))
+second = (softmax_ratio(), regrades.check_definition("ps1_softmax"))
 print(first[0], second[0], described != first[1], first[1] != second[1])
 """
 
@@ -222,12 +227,9 @@ def test_a_long_running_worker_applies_the_course_config_once_and_follows_its_ed
     assert out == ["1.01", "1.02", "True", "True"], out
 
 
-RATIO = """
+RATIO = SOFTMAX_RATIO + """
 import sys as _sys
-_pristine = _registry.assignments()["ps1_self_attention"].CHECKS["ps1_softmax"]
-_args = _pristine.cases(0)[0].args
-print("ratio", round(float((_registry.checks()["ps1_softmax"].reference(_args)
-                            / _pristine.reference(_args)).mean()), 6), file=_sys.stderr)
+print("ratio", softmax_ratio(), file=_sys.stderr)
 """
 
 
@@ -243,18 +245,14 @@ def test_stock_nbgrader_applies_a_changed_check_once(tmp_path: Path) -> None:
     assert len(ratios) >= 2 and set(ratios) == {"1.01"}, ratios
 
 
-TWO_COURSES = """
+TWO_COURSES = SOFTMAX_RATIO + """
 import sys
 from attnkit.grading import grader
-from attnkit.judge import registry
 
-pristine = registry.assignments()["ps1_self_attention"].CHECKS["ps1_softmax"]
-args = pristine.cases(0)[0].args
 ratios = []
 for root in (sys.argv[1], sys.argv[2], sys.argv[1]):
     grader._worker_api(root, "sqlite:///" + root + "/gradebook.db", None, ())
-    got = registry.checks()["ps1_softmax"].reference(args) / pristine.reference(args)
-    ratios.append(str(round(float(got.mean()), 6)))
+    ratios.append(softmax_ratio())
 print(*ratios)
 """
 

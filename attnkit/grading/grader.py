@@ -174,7 +174,7 @@ def kernel_name(config: Config, kernel: str | None) -> str:
 
 _LOCK = threading.Lock()  # one submission at a time per process: chdir, env and seed are global
 _APIS: dict[tuple, NbGraderAPI] = {}
-_CONFIGURED: list[tuple | None] = [None]  # the course whose config last ran in this process
+_configured: tuple | None = None  # the course whose config last ran in this process
 
 
 def _worker_api(course_root: str, db_url: str, kernel: str | None,
@@ -182,6 +182,7 @@ def _worker_api(course_root: str, db_url: str, kernel: str | None,
     """This process's grading API for a course, built again if its config file changed."""
     config_file = Path(course_root) / "nbgrader_config.py"
     stamp = config_file.stat().st_mtime_ns if config_file.exists() else None
+    global _configured
     key = (course_root, db_url, kernel, kernel_arguments, stamp)
     if key not in _APIS:
         for noise in (MissingIDFieldWarning, SAWarning):  # nbgrader's, printed per worker
@@ -192,10 +193,10 @@ def _worker_api(course_root: str, db_url: str, kernel: str | None,
         api = NbGraderAPI(config=config)
         api.log_level = logging.WARNING
         _APIS[key] = api
-    elif _CONFIGURED[0] != (course_root, stamp):
+    elif _configured != (course_root, stamp):
         # the checks are the process's, not the API's: another course's config ran since
         load_config(Path(course_root))
-    _CONFIGURED[0] = (course_root, stamp)
+    _configured = (course_root, stamp)
     return _APIS[key]
 
 

@@ -47,20 +47,21 @@ def written() -> dict[str, Written]:
     return _merged("WRITTEN")
 
 
-_GENERATION = [0]  # how many times reset() has run in this process
+_generation = 0  # how many times reset() has run in this process
 
 
 def reset() -> None:
     """Back to the kit's own checks and mark schemes, before a course's config (which may
     replace some in ``checks()``) runs again in this process."""
+    global _generation
     checks.cache_clear()
     written.cache_clear()
-    _GENERATION[0] += 1
+    _generation += 1
 
 
 def generation() -> int:
     """Changes with each ``reset()``: what was worked out from the checks before is stale."""
-    return _GENERATION[0]
+    return _generation
 
 
 def mark_schemes() -> dict[str, str]:

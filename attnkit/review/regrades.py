@@ -204,23 +204,20 @@ def check_objects(grade_id: str) -> list[Any]:
     return found
 
 
-_DEFINITIONS: dict[str, tuple[list[Any], str]] = {}
-
-
 def check_definition(grade_id: str) -> str:
-    """The text of ``check_objects(grade_id)``, described again when the course's config has
-    run since (``registry.reset()``: it may replace a check or patch what one uses) or one of
-    them is a new object; reading the sources is slow."""
+    """The text of ``check_objects(grade_id)``, described again once the course's config has
+    run since (``registry.reset()``: it may replace a check or patch what one uses)."""
     from attnkit.judge import registry
 
-    objects = [registry.generation(), *check_objects(grade_id)]
-    cached = _DEFINITIONS.get(grade_id)
-    if cached is None or cached[0][0] != objects[0] or len(cached[0]) != len(objects) or any(
-            old is not new for old, new in zip(cached[0][2:], objects[2:], strict=True)):
-        out: list[str] = []
-        _describe(objects[1:], set(), out)
-        cached = _DEFINITIONS[grade_id] = (objects, "\n".join(out))
-    return cached[1]
+    return _definition(grade_id, registry.generation())
+
+
+@functools.lru_cache(maxsize=256)
+def _definition(grade_id: str, generation: int) -> str:
+    """Reading the sources is slow: once per check and run of the course's config."""
+    out: list[str] = []
+    _describe(check_objects(grade_id), set(), out)
+    return "\n".join(out)
 
 
 def check_hash(grade_id: str, cell_source: str, points: float | None) -> str:
