@@ -227,29 +227,27 @@ class MathMLRenderer(IPythonRenderer):
 
 
 def render(source: str, escape: bool = False, heading_offset: int = 0, anchors: bool = True,
-           attachments: dict | None = None, path: str = "") -> str:
+           attachments: dict | None = None) -> str:
     """Markdown as nbconvert renders it, maths as MathML. ``escape=False`` keeps raw HTML and
     any link, as nbconvert does: only for markdown ``NeutraliseActiveContent`` has made
     inert; ``escape=True`` also refuses script URLs."""
     if attachments:
-        return _render(source, escape, heading_offset, anchors, attachments, path)
-    return _remembered(source, escape, heading_offset, anchors, path)
+        return _render(source, escape, heading_offset, anchors, attachments)
+    return _remembered(source, escape, heading_offset, anchors)
 
 
 @functools.lru_cache(maxsize=4096)
-def _remembered(source: str, escape: bool, heading_offset: int, anchors: bool,
-                path: str) -> str:
+def _remembered(source: str, escape: bool, heading_offset: int, anchors: bool) -> str:
     """``render`` of a cell without attachments, kept for the life of the process: every
     student's page repeats the release's markdown (about a tenth of a feedback page's CPU)."""
-    return _render(source, escape, heading_offset, anchors, None, path)
+    return _render(source, escape, heading_offset, anchors, None)
 
 
 def _render(source: str, escape: bool, heading_offset: int, anchors: bool,
-            attachments: dict | None, path: str) -> str:
+            attachments: dict | None) -> str:
     renderer = MathMLRenderer(heading_offset=heading_offset, escape=escape,
                               allow_harmful_protocols=not escape,
-                              exclude_anchor_links=not anchors, attachments=attachments or {},
-                              path=path)
+                              exclude_anchor_links=not anchors, attachments=attachments or {})
     return MarkdownWithMath(renderer=renderer).render(source)
 
 
@@ -260,7 +258,6 @@ def markdown2html(context: Any, source: str) -> str:
     cell = context.get("cell") or {}
     resources = context.get("resources") or {}
     return render(source, attachments=cell.get("attachments") or {},
-                  path=resources.get("metadata", {}).get("path", ""),
                   heading_offset=int(resources.get("heading_offset", 0)))
 
 

@@ -145,7 +145,7 @@ def _describe(obj: Any, seen: set[int], out: list[str]) -> None:
             _describe(item, seen, out)
     elif isinstance(obj, type) and _ours(obj):
         try:
-            out.append(textwrap.dedent(inspect.getsource(obj)))
+            out.append(_class_source(obj))
         except (OSError, TypeError):
             out.append(obj.__qualname__)
     elif hasattr(obj, "tolist"):  # numpy arrays and scalars
@@ -160,12 +160,28 @@ ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")  # reprs of objects name their addre
 def _source(fn: types.FunctionType) -> str:
     """A function's source; for a lambda whose body goes on to the next lines (as a course
     config's ``reference=lambda a: ...`` may), all of it: ``inspect`` stops at its first."""
-    fn = inspect.unwrap(fn)  # as inspect does: the source is the wrapped function's
-    lines, start = inspect.getsourcelines(fn)
-    last = _last_line(fn.__code__)
+    code = inspect.unwrap(fn).__code__  # as inspect does: the source is the wrapped function's
+    return _code_source(code, code.co_filename)
+
+
+@functools.cache
+def _code_source(code: types.CodeType, filename: str) -> str:
+    """Kept for the life of the process: ``inspect`` tokenizes the file for every function,
+    about 1 ms each, and a check names dozens. Equal code objects of one file (same
+    bytecode, constants, names and line numbers) have the same source lines; the filename
+    is part of the key because code equality leaves it out."""
+    lines, start = inspect.getsourcelines(code)
+    last = _last_line(code)
     if start and last >= start + len(lines):
-        lines = linecache.getlines(fn.__code__.co_filename)[start - 1:last]
+        lines = linecache.getlines(filename)[start - 1:last]
     return textwrap.dedent("".join(lines))
+
+
+@functools.cache
+def _class_source(cls: type) -> str:
+    """A class's source, kept for the life of the process (``inspect`` parses its whole
+    module each time); a class is its own key, by identity."""
+    return textwrap.dedent(inspect.getsource(cls))
 
 
 def _last_line(code: types.CodeType) -> int:
@@ -218,6 +234,15 @@ def _definition(grade_id: str, generation: int) -> str:
     out: list[str] = []
     _describe(check_objects(grade_id), set(), out)
     return "\n".join(out)
+
+
+def read_sources() -> None:
+    """Describe the kit's own checks, so that a process forked after this (a grading worker,
+    from the worker server) starts with their sources read: a tenth of a CPU-second each."""
+    from attnkit.judge import registry
+
+    for grade_id in [*registry.checks(), *registry.written()]:
+        check_definition(grade_id)
 
 
 def check_hash(grade_id: str, cell_source: str, points: float | None) -> str:
