@@ -238,7 +238,7 @@ def _definition(grade_id: str, generation: int) -> str:
 
 def read_sources() -> None:
     """Describe the kit's own checks, so that a process forked after this (a grading worker,
-    from the worker server) starts with their sources read: a tenth of a CPU-second each."""
+    from the worker server) starts with their sources read (0.1 CPU-s it need not spend)."""
     from attnkit.judge import registry
 
     for grade_id in [*registry.checks(), *registry.written()]:
