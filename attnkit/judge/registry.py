@@ -47,21 +47,11 @@ def written() -> dict[str, Written]:
     return _merged("WRITTEN")
 
 
-_generation = 0  # how many times reset() has run in this process
-
-
 def reset() -> None:
     """Back to the kit's own checks and mark schemes, before a course's config (which may
     replace some in ``checks()``) runs again in this process."""
-    global _generation
     checks.cache_clear()
     written.cache_clear()
-    _generation += 1
-
-
-def generation() -> int:
-    """Changes with each ``reset()``: what was worked out from the checks before is stale."""
-    return _generation
 
 
 def mark_schemes() -> dict[str, str]:

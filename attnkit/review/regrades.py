@@ -221,16 +221,8 @@ def check_objects(grade_id: str) -> list[Any]:
 
 
 def check_definition(grade_id: str) -> str:
-    """The text of ``check_objects(grade_id)``, described again once the course's config has
-    run since (``registry.reset()``: it may replace a check or patch what one uses)."""
-    from attnkit.judge import registry
-
-    return _definition(grade_id, registry.generation())
-
-
-@functools.lru_cache(maxsize=256)
-def _definition(grade_id: str, generation: int) -> str:
-    """Reading the sources is slow: once per check and run of the course's config."""
+    """The text of ``check_objects(grade_id)``, walked afresh on every call, so it follows
+    whatever the course's config replaced or patched; the sources it reads are cached."""
     out: list[str] = []
     _describe(check_objects(grade_id), set(), out)
     return "\n".join(out)
