@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -14,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from conftest import copy_course
 from distributed import Client
@@ -93,10 +95,42 @@ def autograded(course: Path, student: str) -> Path:
     return course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
+@contextlib.contextmanager
+def kernel_servers() -> Iterator[set[int]]:
+    """The pids of every warm-kernel server under this process while the block runs."""
+    seen: set[int] = set()
+    done = threading.Event()
+
+    def launched(proc: psutil.Process) -> bool:
+        return any(arg.endswith("forkserver.py") for arg in proc.cmdline())
+
+    def watch() -> None:
+        while not done.wait(0.05):
+            tree = psutil.Process().children(recursive=True)
+            ours = {os.getpid(), *(proc.pid for proc in tree)}
+            for proc in tree:  # a server's kernels are forked from it: its command line too
+                with contextlib.suppress(psutil.Error):
+                    parent = proc.parent()
+                    # not a kernel's init whose outer process has exited (a zombie's
+                    # command line is empty) or that has been orphaned
+                    if launched(proc) and parent.pid in ours and parent.cmdline() \
+                            and not launched(parent):
+                        seen.add(proc.pid)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        yield seen
+    finally:
+        done.set()
+        watcher.join()
+
+
 @pytest.mark.parametrize("kernel", [KERNEL, SANDBOX])
 def test_same_scores_as_stock_nbgrader(course_template: Path, tmp_path: Path,
                                        kernel: str) -> None:
-    """With the sandbox, stock starts kernels with bubblewrap and the kit forks them warm."""
+    """With the sandbox, stock starts kernels with bubblewrap and the kit forks them warm,
+    from one warm-kernel server for the whole run."""
     if kernel == SANDBOX:
         assert check_sandbox() is None, f"the sandbox cannot start (run `make env`): " \
             f"{check_sandbox()}"
@@ -107,8 +141,10 @@ def test_same_scores_as_stock_nbgrader(course_template: Path, tmp_path: Path,
 
     result = stock_autograde(stock, kernel)
     assert result.returncode == 0, result.stderr[-3000:]
-    summary = grader.autograde(kit, ASSIGNMENT, workers=2, progress=False, kernel=kernel)
+    with kernel_servers() as servers:
+        summary = grader.autograde(kit, ASSIGNMENT, workers=2, progress=False, kernel=kernel)
 
+    assert len(servers) == (1 if kernel == SANDBOX else 0), "both workers share one server"
     assert sorted(summary.graded) == students
     assert summary.failed == [] and summary.skipped == []
     expected = scores(sqlite_url(stock))

@@ -1,8 +1,9 @@
 """The kernel sandbox, tested with real kernels (needs bwrap and user namespaces).
 
 Every test that starts kernels runs twice: kernels started by bubblewrap, and warm kernels
-forked by the forkserver (``warm_start``), which must give the same guarantees. The whole
-module runs as root and, through tests/test_unprivileged.py, as an ordinary instructor."""
+forked by a warm-kernel server a run shares (``warm_start``), which must give the same
+guarantees. The whole module runs as root and, through tests/test_unprivileged.py, as an
+ordinary instructor."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from traitlets.config import Config
 from attnkit.sandbox import (
     KERNEL_NAME,
     PROVISIONER_NAME,
+    Forkserver,
     check_sandbox,
     install_kernelspec,
     privileged,
@@ -60,14 +62,17 @@ def fails(action):
 @pytest.fixture(scope="module", params=["bubblewrap", "warm"])
 def specs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
           ) -> Iterator[Path]:
-    """Kernelspecs in a temp prefix on JUPYTER_PATH; a grading seed in the parent env."""
+    """Kernelspecs in a temp prefix on JUPYTER_PATH; a grading seed in the parent env. Warm
+    kernels come from a shared server, as a grading run's do."""
     prefix = tmp_path_factory.mktemp("prefix")
     mode = {"warm_start": request.param == "warm"}
     install_kernelspec(str(prefix), config=mode)
     install_kernelspec(str(prefix), name=SMALL, config={"memory_limit": 1 << 30, **mode})
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, contextlib.ExitStack() as stack:
         mp.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
         mp.setenv("ATTNKIT_SEED", "1234")
+        if request.param == "warm":
+            stack.enter_context(Forkserver.share())
         yield prefix
 
 

@@ -361,16 +361,28 @@ class _State:
         return path
 
 
+def forks_warm(config: Config, kernel: str | None) -> bool:
+    """Whether the workers will fork their kernels from a warm-kernel server."""
+    merged = copy.deepcopy(config)
+    merged.merge(kernel_start_config(config))
+    return sandbox.forks_warm(kernel_name(config, kernel), merged)
+
+
 @contextlib.contextmanager
-def _client(scheduler: str | None, workers: int):
+def _client(scheduler: str | None, workers: int, config: Config, kernel: str | None):
+    """A client of ``scheduler``, or of a local cluster of ``workers`` whose kernels come from
+    one warm-kernel server they share."""
     from distributed import Client
 
     if scheduler:
         with Client(scheduler, set_as_default=False) as client:
             yield client
-    else:
-        with local_cluster(workers) as cluster, Client(cluster, set_as_default=False) as client:
-            yield client
+        return
+    with contextlib.ExitStack() as stack:
+        if forks_warm(config, kernel):  # first: it imports while the cluster starts
+            stack.enter_context(sandbox.Forkserver.share())
+        cluster = stack.enter_context(local_cluster(workers))
+        yield stack.enter_context(Client(cluster, set_as_default=False))
 
 
 def preflight(config: Config, kernel: str | None) -> str:
@@ -420,12 +432,11 @@ def autograde_all(course_root: Path, assignments: list[str], *, workers: int | N
     start = time.perf_counter()
     root = Path(course_root).resolve()
     config = load_config(root)
-    coursedir = CourseDirectory(config=config)
     name = preflight(config, kernel)
     jobs = [_plan(root, config, assignment, students, force) for assignment in assignments]
     todo = sum(len(job.todo) for job in jobs)
     if todo:
-        _fan_out(jobs, root, coursedir.db_url, name or None, scheduler,
+        _fan_out(jobs, root, config, name or None, scheduler,
                  min(workers or default_workers(), todo), progress)
     for job in jobs:
         job.summary.seconds = time.perf_counter() - start
@@ -477,7 +488,7 @@ def _plan(root: Path, config: Config, assignment: str, students: list[str] | Non
     return _Job(summary, state, todo, digests)
 
 
-def _fan_out(jobs: list[_Job], root: Path, db_url: str, kernel: str | None,
+def _fan_out(jobs: list[_Job], root: Path, config: Config, kernel: str | None,
              scheduler: str | None, workers: int, progress: bool) -> None:
     """Grade every job's ``todo`` on Dask, one task per submission, recording each outcome as
     it lands."""
@@ -487,7 +498,8 @@ def _fan_out(jobs: list[_Job], root: Path, db_url: str, kernel: str | None,
     run = uuid.uuid4().hex[:8]
     total = sum(len(job.todo) for job in jobs)
     label = jobs[0].summary.assignment if len(jobs) == 1 else f"{len(jobs)} assignments"
-    with _client(scheduler, workers) as client, \
+    db_url = CourseDirectory(config=config).db_url
+    with _client(scheduler, workers, config, kernel) as client, \
             tqdm(total=total, desc=label, unit="nb", disable=not progress,
                  dynamic_ncols=True) as bar:
         futures = {client.submit(grade_submission, str(root), job.summary.assignment, student,

@@ -3,7 +3,7 @@ forks one sandboxed kernel per request.
 
 A fresh sandboxed kernel spends about 2 s importing ipykernel, numpy and matplotlib
 before it runs the first line of a notebook. This server pays that once, then, for
-each request (a JSON line on stdin), forks::
+each request (a JSON message on a Unix seqpacket socket), forks::
 
     outer   (our child)       unshare mount, pid, net, ipc and uts namespaces (and the
                               user namespace, unless we are root); wait
@@ -12,9 +12,15 @@ each request (a JSON line on stdin), forks::
                               drop every capability (in a user namespace); reap
     kernel  (pid 2)           clean environment, then ipykernel on the connection file
 
-and answers with the outer pid (a JSON line on stdout). Killing the outer process
-kills init, and with it every process in the kernel's pid namespace. The server
-exits when its stdin closes (its parent has gone); its kernels follow it.
+and answers with the outer pid and a pidfd of it (SCM_RIGHTS), through which the client
+watches and signals the kernel. Killing the outer process kills init, and with it every
+process in the kernel's pid namespace.
+
+Its owner's connection is its stdin (one end of a socketpair); when it closes (the owner has
+gone) the server exits and its kernels follow it. Given a path (``forkserver.py PATH``) it
+also listens there, so that every grading worker of a run shares one server: the path's
+directory is private (0700), and a caller of another uid is refused (``SO_PEERCRED``). When
+a caller's connection closes (its worker has gone), its kernels are killed.
 
 It runs as a script (``python -I -P forkserver.py``: its own dir, the ``attnkit``
 package, is not on the path), so the kernel's memory holds nothing of the grader.
@@ -22,13 +28,17 @@ package, is not on the path), so the kernel's memory holds nothing of the grader
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import json
 import os
 import resource
 import select
+import selectors
 import signal
+import socket
+import struct
 import sys
 import traceback
 
@@ -263,12 +273,15 @@ def _outer(request: dict, report: int) -> int:
     return os.waitstatus_to_exitcode(os.waitpid(init, 0)[1])
 
 
-def spawn(request: dict) -> dict:
-    """Fork one sandboxed kernel; return its outer pid, or why it could not start."""
+MESSAGE = 1 << 20  # the longest request or answer, in bytes
+
+
+def spawn(request: dict) -> tuple[dict, int | None]:
+    """Fork one sandboxed kernel; return its outer pid and a pidfd of it, or why it could
+    not start."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.close(read)
         code = 1
         try:
@@ -276,34 +289,113 @@ def spawn(request: dict) -> dict:
         finally:
             os._exit(code)
     os.close(write)
+    pidfd = os.pidfd_open(pid)  # our child, unreaped until its pidfd says it has exited
     with os.fdopen(read, "rb") as status:
         message = status.read().decode(errors="replace")
     if message == "ok":
-        return {"pid": pid}
-    return {"error": message.strip() or "the kernel's sandbox exited during setup"}
+        return {"pid": pid}, pidfd
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    os.close(pidfd)
+    return {"error": message.strip() or "the kernel's sandbox exited during setup"}, None
 
 
-def _reap(*_: object) -> None:
-    try:
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
-    except ChildProcessError:
-        pass
+def peer_uid(connection: socket.socket) -> int:
+    creds = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
+class Server:
+    """The request loop: the owner's connection, the listening socket (if any), each
+    caller's connection and each kernel's pidfd, in one selector."""
+
+    def __init__(self, owner: socket.socket, listener: socket.socket | None) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.owner = owner
+        self.kernels: dict[socket.socket, dict[int, int]] = {}  # caller -> {pid: pidfd}
+        self._watch(owner)
+        if listener is not None:
+            self.selector.register(listener, selectors.EVENT_READ,
+                                   lambda: self._accept(listener))
+
+    def _watch(self, connection: socket.socket) -> None:
+        self.kernels[connection] = {}
+        self.selector.register(connection, selectors.EVENT_READ,
+                               lambda: self._request(connection))
+
+    def _accept(self, listener: socket.socket) -> None:
+        try:
+            connection = listener.accept()[0]
+        except OSError:  # the caller gave up before we got to it
+            return
+        uid = peer_uid(connection)
+        if uid != os.geteuid():  # the private directory should have stopped it already
+            print(f"warm-kernel server: refused a caller of uid {uid}", file=sys.stderr)
+            connection.close()
+            return
+        self._watch(connection)
+
+    def _request(self, connection: socket.socket) -> None:
+        try:
+            data = connection.recv(MESSAGE)
+        except OSError:  # reset: the caller has gone
+            data = b""
+        if not data:
+            self._hang_up(connection)
+            return
+        pidfd = None
+        try:
+            answer, pidfd = spawn(json.loads(data))
+        except Exception as error:  # noqa: BLE001 - the caller gets every failure as text
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        reply = json.dumps(answer).encode()
+        try:
+            socket.send_fds(connection, [reply], [] if pidfd is None else [pidfd])
+        except OSError:  # the caller has gone; its kernel goes with it
+            if pidfd is not None:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        if pidfd is not None:
+            self.kernels[connection][answer["pid"]] = pidfd
+            self.selector.register(pidfd, selectors.EVENT_READ,
+                                   lambda: self._reap(connection, answer["pid"]))
+
+    def _reap(self, connection: socket.socket, pid: int) -> None:
+        """A kernel's outer process has exited."""
+        pidfd = self.kernels[connection].pop(pid)
+        self.selector.unregister(pidfd)
+        os.close(pidfd)
+        os.waitpid(pid, 0)
+        if not self.kernels[connection] and connection.fileno() < 0:
+            del self.kernels[connection]
+
+    def _hang_up(self, connection: socket.socket) -> None:
+        """The caller has gone: so do its kernels (reaped once their pidfds say so)."""
+        if connection is self.owner:
+            raise SystemExit(0)
+        self.selector.unregister(connection)
+        connection.close()
+        for pidfd in self.kernels[connection].values():
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        if not self.kernels[connection]:
+            del self.kernels[connection]
+
+    def run(self) -> None:
+        while True:
+            for key, _ in self.selector.select():
+                key.data()
 
 
 def main() -> None:
-    signal.signal(signal.SIGCHLD, _reap)
-    requests, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # stray prints from the libraries go to stderr, not into the answers
-    answers.write(json.dumps({"ready": os.getpid()}) + "\n")
-    answers.flush()
-    for line in requests:
-        try:
-            answer = spawn(json.loads(line))
-        except Exception as error:  # noqa: BLE001 - the client gets every failure as text
-            answer = {"error": f"{type(error).__name__}: {error}"}
-        answers.write(json.dumps(answer) + "\n")
-        answers.flush()
+    owner = socket.socket(fileno=0)
+    os.dup2(2, 1)  # stray prints from the libraries go to stderr, not to a caller
+    listener = None
+    if len(sys.argv) > 1:
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        listener.bind(sys.argv[1])
+        listener.listen(64)
+    owner.send(json.dumps({"ready": os.getpid()}).encode())
+    Server(owner, listener).run()
 
 
 if __name__ == "__main__":

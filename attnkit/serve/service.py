@@ -134,7 +134,8 @@ class GradeOnSubmit(LoggingConfigurable):
         # one regrade run for the service's session: its workers record the audit, and the
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
         os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
-        with grader._client(self.scheduler or None, workers) as client:
+        with grader._client(self.scheduler or None, workers, self.course_config,
+                            kernel) as client:
             if not self.scheduler:
                 client.wait_for_workers(workers, timeout=120)
             self.warm_up(client, kernel)

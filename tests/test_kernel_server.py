@@ -1,0 +1,179 @@
+"""The warm-kernel server a grading run shares (``Forkserver.share``), attacked and broken.
+
+It forks sandboxed kernels for whoever connects, with the mounts and uid they ask for: a
+caller of another uid must never reach it. A worker that dies takes its kernels with it, and
+a server that dies is replaced. Runs as root and, through tests/test_unprivileged.py, as an
+ordinary instructor (the tests marked ``root`` switch users, so run as root only)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from jupyter_client import BlockingKernelClient, KernelManager
+
+from attnkit.sandbox import SHARED_ENV, Forkserver, check_sandbox, install_kernelspec
+
+pytestmark = pytest.mark.kernel
+NOBODY = 65534
+WARM = "attnkit-sandbox-warm"
+# What an attacker asks the server for: a kernel that sees the host's / writable.
+ESCAPE = {"root": "/tmp/escape-root", "plan": [["rw", "/", "/host"]], "cwd": "/", "uid": None,
+          "env": {}, "path": [], "connection_file": "/tmp/escape.json", "argv": [],
+          "log": "/tmp/escape.log", "limits": {}}
+ATTACK = f"""
+import json, socket, sys
+connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    connection.connect(sys.argv[1])
+except OSError as error:
+    sys.exit(print("refused:", type(error).__name__))
+try:
+    connection.send(json.dumps({ESCAPE!r}).encode())
+    print("answer:", connection.recv(1 << 20).decode() or "none (closed)")
+except OSError as error:
+    print("answer: none", type(error).__name__)
+"""
+REACH = """
+def reach(address):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        s.connect(address)
+    except OSError as error:
+        return type(error).__name__
+    return "connected"
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A kernelspec forked warm, on JUPYTER_PATH."""
+    assert check_sandbox() is None, f"the sandbox cannot start (run `make env`): " \
+        f"{check_sandbox()}"
+    prefix = tmp_path_factory.mktemp("prefix")
+    install_kernelspec(str(prefix), name=WARM, config={"warm_start": True})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
+        yield
+
+
+def servers() -> list[psutil.Process]:
+    """The warm-kernel servers this process started (not the kernels forked from them)."""
+    return [proc for proc in psutil.Process().children()
+            if any(arg.endswith("forkserver.py") for arg in proc.cmdline())]
+
+
+@contextlib.contextmanager
+def kernel() -> Iterator[tuple[KernelManager, BlockingKernelClient]]:
+    km = KernelManager(kernel_name=WARM, transport="ipc")
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=30)
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def answer(kc: BlockingKernelClient, expr: str) -> object:
+    out: list[str] = []
+    kc.execute_interactive(f"import json, os, socket\nprint(json.dumps({expr}))",
+                           output_hook=lambda msg: out.append(msg["content"].get("text", "")),
+                           timeout=30)
+    return json.loads("".join(out))
+
+
+def attack(path: str) -> str:
+    """Run the attack as uid 65534 (nobody): what it got."""
+    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    result = subprocess.run([*drop, sys.executable, "-I", "-c", ATTACK, path],
+                            capture_output=True, text=True, timeout=60, cwd="/")
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+@pytest.mark.root
+def test_another_user_cannot_reach_the_server() -> None:
+    with Forkserver.share():
+        path = os.environ[SHARED_ENV]
+        assert attack(path) == "refused: PermissionError"
+    assert not Path(path).parent.exists()
+
+
+@pytest.mark.root
+def test_the_server_refuses_another_uid_even_through_an_open_directory(
+        capfd: pytest.CaptureFixture) -> None:
+    """Should the private directory be opened up (an administrator's chmod), the server
+    still serves only its own uid: it would build the attacker's mounts as root."""
+    with Forkserver.share():
+        path = Path(os.environ[SHARED_ENV])
+        path.parent.chmod(0o755)
+        path.chmod(0o777)
+        assert attack(str(path)).startswith("answer: none")
+        assert not Path(ESCAPE["root"]).exists()
+    assert f"refused a caller of uid {NOBODY}" in capfd.readouterr().err
+
+
+def test_a_kernel_cannot_reach_the_server() -> None:
+    """A kernel runs as the server's uid when the instructor is not root: only the sandbox's
+    own filesystem keeps it from the socket (and its own network namespace from any
+    abstract one)."""
+    with Forkserver.share(), kernel() as (_, kc):
+        path = os.environ[SHARED_ENV]
+        assert answer(kc, f"os.environ.get({SHARED_ENV!r})") is None
+        assert answer(kc, f"os.path.exists({os.path.dirname(path)!r})") is False
+        kc.execute_interactive(REACH, timeout=30)
+        assert answer(kc, f"reach({path!r})") == "FileNotFoundError"
+
+
+WORKER = """
+import os, signal
+from jupyter_client import KernelManager
+km = KernelManager(kernel_name=%r, transport="ipc")
+km.start_kernel()
+print(km.provisioner.process.pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no shutdown: as a worker killed mid-grading
+"""
+
+
+def test_a_worker_that_dies_takes_its_kernels_with_it() -> None:
+    with Forkserver.share():
+        worker = subprocess.run([sys.executable, "-c", WORKER % WARM], capture_output=True,
+                                text=True, timeout=120)
+        assert worker.returncode == -signal.SIGKILL, worker.stderr[-2000:]
+        pidfd = os.pidfd_open(int(worker.stdout))
+        try:
+            assert select.select([pidfd], [], [], 10)[0], "the worker's kernel outlived it"
+        finally:
+            os.close(pidfd)
+        assert len(servers()) == 1, "the server serves on"
+
+
+def test_a_server_that_has_gone_is_replaced(caplog: pytest.LogCaptureFixture) -> None:
+    with Forkserver.share():
+        with kernel() as (km, kc):
+            assert answer(kc, "6 * 7") == 42
+            (shared,) = servers()
+            shared.kill()
+            shared.wait(10)
+            deadline = time.monotonic() + 10
+            while km.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not km.is_alive(), "its kernels die with it"
+        with kernel() as (_, kc):  # this process starts its own server
+            assert answer(kc, "6 * 7") == 42
+        assert "starts its own" in caplog.text
+        assert [proc.pid for proc in servers()] != [shared.pid]
+    assert servers() == [], "the server of its own went with the shared one's run"
