@@ -202,8 +202,9 @@ def _worker_api(course_root: str, db_url: str, kernel: str | None,
 
 def warm_up(course_root: str, db_url: str, kernel: str | None,
             kernel_arguments: list[tuple[str, ...]]) -> None:
-    """Dask task: build this worker's grading APIs and start its warm-kernel server, so that
-    a long-running service's first submissions grade as fast as the rest."""
+    """Dask task: build this worker's grading APIs and connect to its warm-kernel server (the
+    run's, or one of its own), so that a long-running service's first submissions grade as
+    fast as the rest."""
     with _LOCK:
         for arguments in kernel_arguments:
             api = _worker_api(course_root, db_url, kernel, arguments)

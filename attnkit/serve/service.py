@@ -151,10 +151,9 @@ class GradeOnSubmit(LoggingConfigurable):
             self.finish_done()  # what finished while stopping is recorded, not redone
 
     def warm_up(self, client, kernel: str | None) -> None:
-        """Have ``active`` workers build their grading APIs and start their warm-kernel
-        servers (about half a second of CPU each), then the spare ones while the service
-        serves: the first submissions, or those that waited through a restart, start on warm
-        workers as soon as possible."""
+        """Have ``active`` workers build their grading APIs and connect to the warm-kernel
+        server, then the spare ones while the service serves: the first submissions, or those
+        that waited through a restart, start on warm workers as soon as possible."""
         workers = list(client.scheduler_info()["workers"])
         first = self._active(sum(client.nthreads().values()))
         for future in self._warm(client, kernel, workers[:first]):
