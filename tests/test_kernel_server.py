@@ -11,9 +11,11 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +54,22 @@ def reach(address):
     except OSError as error:
         return type(error).__name__
     return "connected"
+"""
+
+# Another user who has planted the run's socket path (its directory gone, say, to a /tmp
+# cleaner): it answers every request with a pidfd of the victim, for the worker to kill.
+IMPOSTOR = """
+import json, os, socket, sys
+folder, victim = sys.argv[1], int(sys.argv[2])
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+listener.bind(os.path.join(folder, "socket"))
+os.chmod(os.path.join(folder, "socket"), 0o777)
+listener.listen(8)
+print("listening", flush=True)
+while True:
+    connection = listener.accept()[0]
+    connection.recv(1 << 20)
+    socket.send_fds(connection, [json.dumps({"pid": victim}).encode()], [os.pidfd_open(victim)])
 """
 
 
@@ -124,6 +142,47 @@ def test_the_server_refuses_another_uid_even_through_an_open_directory(
         assert attack(str(path)).startswith("answer: none")
         assert not Path(ESCAPE["root"]).exists()
     assert f"refused a caller of uid {NOBODY}" in capfd.readouterr().err
+
+
+@pytest.mark.root
+def test_a_worker_refuses_a_server_planted_by_another_user(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+        ) -> None:
+    """First in a directory of the attacker's, then in one that looks like ours (0700, our
+    uid): whoever answers must have our uid. The worker starts a server of its own instead."""
+    folder = Path(tempfile.mkdtemp(prefix="attnkit-ks-"))
+    os.chown(folder, NOBODY, NOBODY)
+    victim = subprocess.Popen(["sleep", "600"])
+    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+    impostor = subprocess.Popen([*drop, sys.executable, "-I", "-c", IMPOSTOR, str(folder),
+                                 str(victim.pid)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert impostor.stdout is not None and impostor.stdout.readline() == "listening\n"
+        monkeypatch.setenv(SHARED_ENV, str(folder / "socket"))
+        for planted in ("its directory", "our directory"):
+            if planted == "our directory":
+                os.chown(folder, 0, 0)
+                folder.chmod(0o700)
+            Forkserver.stop()
+            caplog.clear()
+            with kernel() as (_, kc):
+                assert answer(kc, "6 * 7") == 42, planted
+            assert victim.poll() is None, f"the worker killed the victim ({planted})"
+            assert "starts its own" in caplog.text, planted
+        assert "served by uid 65534" in caplog.text
+    finally:
+        Forkserver.stop()
+        impostor.kill()
+        victim.kill()
+        shutil.rmtree(folder)
+
+
+def test_the_oom_killer_takes_a_kernel_before_the_server() -> None:
+    """Every kernel of a run dies with the shared server: a memory bomb must not take it."""
+    with Forkserver.share(), kernel() as (_, kc):
+        assert answer(kc, "open('/proc/self/oom_score_adj').read().strip()") == "1000"
+        (server,) = servers()
+        assert Path(f"/proc/{server.pid}/oom_score_adj").read_text().strip() != "1000"
 
 
 def test_a_kernel_cannot_reach_the_server() -> None:

@@ -33,6 +33,7 @@ import shutil
 import signal
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -200,11 +201,16 @@ class UidLease:
         os.close(self._fd)
 
 
+def _private_dir(path: Path) -> bool:
+    """Whether ``path`` is a directory (not a link) of ours that no one else may enter."""
+    info = path.lstat()
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o077
+
+
 def _ensure_private_dir(path: Path) -> None:
     """Create ``path`` as a 0700 directory of ours, refusing one planted by someone else."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+    if not _private_dir(path):
         raise RuntimeError(f"{path} must be a directory owned by uid {os.geteuid()}, mode 0700")
 
 
@@ -285,6 +291,28 @@ def _kernel_env(parent_env: Mapping[str, str]) -> dict[str, str]:
 
 SHARED_ENV = "ATTNKIT_KERNEL_SERVER"  # the socket of the run's shared warm-kernel server
 MESSAGE = 1 << 20  # the longest request or answer, in bytes (as forkserver.py reads them)
+ANSWER_TIMEOUT = 60.0  # seconds a worker waits for a kernel before it asks another server
+
+
+def _connect_shared(path: str) -> socket.socket:
+    """A connection to the run's server at ``path``, once it is known to be ours: the path
+    is in a private directory of ours, and whoever answers has our uid. Anything else (the
+    directory gone and planted again by another user) could hand us any process as a kernel
+    to signal."""
+    if not _private_dir(Path(path).parent):
+        raise PermissionError(f"{Path(path).parent} is not a private directory of ours")
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        connection.connect(path)
+        credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                            struct.calcsize("3i"))
+        uid = struct.unpack("3i", credentials)[1]
+        if uid != os.geteuid():
+            raise PermissionError(f"{path} is served by uid {uid}, not ours")
+    except OSError:
+        connection.close()
+        raise
+    return connection
 
 
 class Forkserver:
@@ -320,22 +348,25 @@ class Forkserver:
         cls._drop()
         shared = os.environ.get(SHARED_ENV)
         if shared:
-            connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             try:
-                connection.connect(shared)
-                cls._socket = connection
-                return connection
+                cls._socket = _connect_shared(shared)
             except OSError as error:
-                connection.close()
                 logging.getLogger(__name__).warning(
                     "the run's warm-kernel server (%s) is out of reach (%s): this process "
                     "starts its own", shared, error)
-        cls._own, cls._socket = cls._launch()
+        if cls._socket is None:
+            cls._own, cls._socket = cls._launch()
+        cls._socket.settimeout(ANSWER_TIMEOUT)
         return cls._socket
 
     @classmethod
+    def stop(cls) -> None:
+        """Close this process's connection; a server of its own stops with it."""
+        with cls._lock:
+            cls._drop()
+
+    @classmethod
     def _drop(cls) -> None:
-        """Forget the connection (closing it stops a server of our own)."""
         if cls._socket is not None:
             cls._socket.close()
         if cls._own is not None:
@@ -392,8 +423,7 @@ class Forkserver:
                 os.environ.pop(SHARED_ENV, None)
             else:
                 os.environ[SHARED_ENV] = before
-            with cls._lock:  # our connection to it, or a server of our own started after it
-                cls._drop()
+            cls.stop()  # our connection to it, or a server of our own started after it
             owner.close()
             process.wait()
             shutil.rmtree(folder, ignore_errors=True)

@@ -240,9 +240,14 @@ def _init(request: dict, report: int, outer_alive: int) -> int:
     return _reap_until(kernel)
 
 
-def _outer(request: dict, report: int) -> int:
+def _outer(request: dict, report: int, server: int) -> int:
     """Our child: new namespaces, then wait for their init (pid 1 inside)."""
     _die_with_parent()
+    if os.getppid() != server:  # the server died before that was armed: no orphan kernels
+        return SETUP_FAILED
+    # the kernel, not the server every kernel dies with, is what the OOM killer takes first
+    with open("/proc/self/oom_score_adj", "w") as badness:
+        badness.write("1000")
     log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -280,12 +285,13 @@ def spawn(request: dict) -> tuple[dict, int | None]:
     """Fork one sandboxed kernel; return its outer pid and a pidfd of it, or why it could
     not start."""
     read, write = os.pipe()
+    server = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.close(read)
         code = 1
         try:
-            code = _outer(request, write)
+            code = _outer(request, write, server)
         finally:
             os._exit(code)
     os.close(write)
