@@ -156,10 +156,10 @@ def step_aside(pid: int) -> None:
         outer = os.getsid(pid)
     except (psutil.Error, OSError):
         return
-    for proc in tree:
+    for proc in tree:  # each checked to be the process read above, not a pid reused since
         with contextlib.suppress(psutil.Error, OSError):
-            os.setpriority(os.PRIO_PROCESS, proc.pid, 19)
-            if os.getsid(proc.pid) != outer:  # never the session the provisioner runs in
+            proc.nice(19)
+            if os.getsid(proc.pid) != outer and proc.is_running():  # never the provisioner's
                 Path(f"/proc/{proc.pid}/autogroup").write_text("19")
 
 
