@@ -140,14 +140,12 @@ def test_the_server_refuses_another_uid_even_through_an_open_directory(
         path.parent.chmod(0o755)
         path.chmod(0o777)
         assert attack(str(path)).startswith("answer: none")
-        assert not Path(ESCAPE["root"]).exists()
     assert f"refused a caller of uid {NOBODY}" in capfd.readouterr().err
 
 
 @pytest.mark.root
 def test_a_worker_refuses_a_server_planted_by_another_user(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-        ) -> None:
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """First in a directory of the attacker's, then in one that looks like ours (0700, our
     uid): whoever answers must have our uid. The worker starts a server of its own instead."""
     folder = Path(tempfile.mkdtemp(prefix="attnkit-ks-"))
@@ -187,8 +185,7 @@ def test_the_oom_killer_takes_a_kernel_before_the_server() -> None:
 
 def test_a_kernel_cannot_reach_the_server() -> None:
     """A kernel runs as the server's uid when the instructor is not root: only the sandbox's
-    own filesystem keeps it from the socket (and its own network namespace from any
-    abstract one)."""
+    own filesystem keeps it from the socket."""
     with Forkserver.share(), kernel() as (_, kc):
         path = os.environ[SHARED_ENV]
         assert answer(kc, f"os.environ.get({SHARED_ENV!r})") is None
@@ -212,11 +209,12 @@ def test_a_worker_that_dies_takes_its_kernels_with_it() -> None:
         worker = subprocess.run([sys.executable, "-c", WORKER % WARM], capture_output=True,
                                 text=True, timeout=120)
         assert worker.returncode == -signal.SIGKILL, worker.stderr[-2000:]
-        pidfd = os.pidfd_open(int(worker.stdout))
-        try:
-            assert select.select([pidfd], [], [], 10)[0], "the worker's kernel outlived it"
-        finally:
-            os.close(pidfd)
+        with contextlib.suppress(ProcessLookupError):  # gone, and reaped by the server already
+            pidfd = os.pidfd_open(int(worker.stdout))
+            try:
+                assert select.select([pidfd], [], [], 10)[0], "the worker's kernel outlived it"
+            finally:
+                os.close(pidfd)
         assert len(servers()) == 1, "the server serves on"
 
 

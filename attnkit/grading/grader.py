@@ -208,7 +208,7 @@ def warm_up(course_root: str, db_url: str, kernel: str | None,
     with _LOCK:
         for arguments in kernel_arguments:
             api = _worker_api(course_root, db_url, kernel, arguments)
-        if sandbox.forks_warm(kernel_name(api.config, kernel), api.config):
+        if forks_warm(kernel, api.config):
             sandbox.Forkserver.start()
 
 
@@ -362,8 +362,9 @@ class _State:
         return path
 
 
-def forks_warm(config: Config, kernel: str | None) -> bool:
-    """Whether the workers will fork their kernels from a warm-kernel server."""
+def forks_warm(kernel: str | None, config: Config) -> bool:
+    """Whether grading under the course's ``config`` forks its kernels from a warm-kernel
+    server (``sandbox.forks_warm`` with the kit's defaults for starting kernels)."""
     merged = copy.deepcopy(config)
     merged.merge(kernel_start_config(config))
     return sandbox.forks_warm(kernel_name(config, kernel), merged)
@@ -380,7 +381,7 @@ def _client(scheduler: str | None, workers: int, config: Config, kernel: str | N
             yield client
         return
     with contextlib.ExitStack() as stack:
-        if forks_warm(config, kernel):  # first: it imports while the cluster starts
+        if forks_warm(kernel, config):  # first: it imports while the cluster starts
             stack.enter_context(sandbox.Forkserver.share())
         cluster = stack.enter_context(local_cluster(workers))
         yield stack.enter_context(Client(cluster, set_as_default=False))

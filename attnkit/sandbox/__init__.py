@@ -387,18 +387,18 @@ class Forkserver:
         message = json.dumps(request).encode()
         with cls._lock:
             for attempt in (1, 2):
-                connection = cls._connection()
                 try:
+                    connection = cls._connection()
                     connection.send(message)
                     reply, fds, _, _ = socket.recv_fds(connection, MESSAGE, 1)
-                    if reply:
-                        break
-                    error: OSError = ConnectionResetError("the warm-kernel server has gone")
-                except OSError as lost:
-                    error = lost
-                cls._drop()
-                if attempt == 2:
-                    raise RuntimeError(f"could not start a warm sandboxed kernel: {error}")
+                    if not reply:
+                        raise ConnectionResetError("the warm-kernel server has gone")
+                    break
+                except OSError as error:
+                    cls._drop()
+                    if attempt == 2:
+                        raise RuntimeError(
+                            f"could not start a warm sandboxed kernel: {error}") from error
         answer = json.loads(reply)
         if "error" in answer:
             raise RuntimeError(f"could not start a warm sandboxed kernel: {answer['error']}")

@@ -300,7 +300,7 @@ def spawn(request: dict) -> tuple[dict, int | None]:
         message = status.read().decode(errors="replace")
     if message == "ok":
         return {"pid": pid}, pidfd
-    os.kill(pid, signal.SIGKILL)
+    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
     os.waitpid(pid, 0)
     os.close(pidfd)
     return {"error": message.strip() or "the kernel's sandbox exited during setup"}, None
@@ -318,14 +318,13 @@ class Server:
     def __init__(self, owner: socket.socket, listener: socket.socket | None) -> None:
         self.selector = selectors.DefaultSelector()
         self.owner = owner
-        self.kernels: dict[socket.socket, dict[int, int]] = {}  # caller -> {pid: pidfd}
+        self.callers: dict[int, socket.socket] = {}  # a kernel's pidfd -> who asked for it
         self._watch(owner)
         if listener is not None:
             self.selector.register(listener, selectors.EVENT_READ,
                                    lambda: self._accept(listener))
 
     def _watch(self, connection: socket.socket) -> None:
-        self.kernels[connection] = {}
         self.selector.register(connection, selectors.EVENT_READ,
                                lambda: self._request(connection))
 
@@ -354,25 +353,23 @@ class Server:
             answer, pidfd = spawn(json.loads(data))
         except Exception as error:  # noqa: BLE001 - the caller gets every failure as text
             answer = {"error": f"{type(error).__name__}: {error}"}
-        reply = json.dumps(answer).encode()
         try:
-            socket.send_fds(connection, [reply], [] if pidfd is None else [pidfd])
+            socket.send_fds(connection, [json.dumps(answer).encode()],
+                            [] if pidfd is None else [pidfd])
         except OSError:  # the caller has gone; its kernel goes with it
             if pidfd is not None:
                 signal.pidfd_send_signal(pidfd, signal.SIGKILL)
         if pidfd is not None:
-            self.kernels[connection][answer["pid"]] = pidfd
+            self.callers[pidfd] = connection
             self.selector.register(pidfd, selectors.EVENT_READ,
-                                   lambda: self._reap(connection, answer["pid"]))
+                                   lambda: self._reap(pidfd, answer["pid"]))
 
-    def _reap(self, connection: socket.socket, pid: int) -> None:
+    def _reap(self, pidfd: int, pid: int) -> None:
         """A kernel's outer process has exited."""
-        pidfd = self.kernels[connection].pop(pid)
+        del self.callers[pidfd]
         self.selector.unregister(pidfd)
         os.close(pidfd)
         os.waitpid(pid, 0)
-        if not self.kernels[connection] and connection.fileno() < 0:
-            del self.kernels[connection]
 
     def _hang_up(self, connection: socket.socket) -> None:
         """The caller has gone: so do its kernels (reaped once their pidfds say so)."""
@@ -380,11 +377,10 @@ class Server:
             raise SystemExit(0)
         self.selector.unregister(connection)
         connection.close()
-        for pidfd in self.kernels[connection].values():
-            with contextlib.suppress(ProcessLookupError):
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-        if not self.kernels[connection]:
-            del self.kernels[connection]
+        for pidfd, caller in self.callers.items():
+            if caller is connection:
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
 
     def run(self) -> None:
         while True:
