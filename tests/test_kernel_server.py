@@ -24,6 +24,7 @@ import psutil
 import pytest
 from jupyter_client import BlockingKernelClient, KernelManager
 
+from attnkit import sandbox
 from attnkit.sandbox import SHARED_ENV, Forkserver, check_sandbox, install_kernelspec
 
 pytestmark = pytest.mark.kernel
@@ -34,17 +35,18 @@ ESCAPE = {"root": "/tmp/escape-root", "plan": [["rw", "/", "/host"]], "cwd": "/"
           "env": {}, "path": [], "connection_file": "/tmp/escape.json", "argv": [],
           "log": "/tmp/escape.log", "limits": {}}
 ATTACK = f"""
-import json, socket, sys
-connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-try:
-    connection.connect(sys.argv[1])
-except OSError as error:
-    sys.exit(print("refused:", type(error).__name__))
-try:
-    connection.send(json.dumps({ESCAPE!r}).encode())
-    print("answer:", connection.recv(1 << 20).decode() or "none (closed)")
-except OSError as error:
-    print("answer: none", type(error).__name__)
+import json, socket
+def escape(address):
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        connection.connect(address)
+    except OSError as error:
+        return "refused: " + type(error).__name__
+    try:
+        connection.send(json.dumps({ESCAPE!r}).encode())
+        return "answer: " + (connection.recv(1 << 20).decode() or "none (closed)")
+    except OSError as error:
+        return "answer: none " + type(error).__name__
 """
 REACH = """
 def reach(address):
@@ -116,7 +118,8 @@ def answer(kc: BlockingKernelClient, expr: str) -> object:
 def attack(path: str) -> str:
     """Run the attack as uid 65534 (nobody): what it got."""
     drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
-    result = subprocess.run([*drop, sys.executable, "-I", "-c", ATTACK, path],
+    result = subprocess.run([*drop, sys.executable, "-I", "-c",
+                             ATTACK + "import sys\nprint(escape(sys.argv[1]))", path],
                             capture_output=True, text=True, timeout=60, cwd="/")
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
@@ -192,6 +195,23 @@ def test_a_kernel_cannot_reach_the_server() -> None:
         assert answer(kc, f"os.path.exists({os.path.dirname(path)!r})") is False
         kc.execute_interactive(REACH, timeout=30)
         assert answer(kc, f"reach({path!r})") == "FileNotFoundError"
+
+
+def test_a_kernel_that_sees_the_socket_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should the socket's directory lie inside a path every sandbox sees (a TMPDIR inside
+    the instructor's own environment, say), a kernel of the instructor's uid could connect
+    and ask for any mounts: the server refuses a caller in another namespace, as every
+    kernel is. (As root, the kernel's own uid cannot enter the directory.)"""
+    with Forkserver.share():
+        path = os.environ[SHARED_ENV]
+        folder = os.path.dirname(path)
+        plan = sandbox.mount_plan
+        monkeypatch.setattr(sandbox, "mount_plan",
+                            lambda *args: [*plan(*args), ["ro", folder, folder]])
+        with kernel() as (_, kc):
+            kc.execute_interactive(ATTACK, timeout=30)
+            got = answer(kc, f"escape({path!r})")
+        assert got == "refused: PermissionError" or got.startswith("answer: none"), got
 
 
 WORKER = """

@@ -410,7 +410,7 @@ class Forkserver:
         """Run one server for every process that starts while this lasts (the grading
         workers inherit ``$ATTNKIT_KERNEL_SERVER``): its imports are paid and held in memory
         once, not once per worker (about 0.7 CPU-s and 60 MB each). It listens in a private
-        (0700) directory and refuses callers of another uid."""
+        (0700) directory and refuses callers of another uid or from a sandbox."""
         folder = Path(tempfile.mkdtemp(prefix="attnkit-ks-"))
         path = str(folder / "socket")
         process, owner = cls._launch(path)

@@ -19,7 +19,8 @@ process in the kernel's pid namespace.
 Its owner's connection is its stdin (one end of a socketpair); when it closes (the owner has
 gone) the server exits and its kernels follow it. Given a path (``forkserver.py PATH``) it
 also listens there, so that every grading worker of a run shares one server: the path's
-directory is private (0700), and a caller of another uid is refused (``SO_PEERCRED``). When
+directory is private (0700), and a caller of another uid, or in another mount or network
+namespace (a sandboxed kernel), is refused (``SO_PEERCRED``). When
 a caller's connection closes (its worker has gone), its kernels are killed.
 
 It runs as a script (``python -I -P forkserver.py``: its own dir, the ``attnkit``
@@ -306,9 +307,21 @@ def spawn(request: dict) -> tuple[dict, int | None]:
     return {"error": message.strip() or "the kernel's sandbox exited during setup"}, None
 
 
-def peer_uid(connection: socket.socket) -> int:
+def peer(connection: socket.socket) -> tuple[int, int]:
+    """The pid and uid of the process that connected (``SO_PEERCRED``)."""
     creds = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1]
+    pid, uid, _ = struct.unpack("3i", creds)
+    return pid, uid
+
+
+def in_our_namespaces(pid: int) -> bool:
+    """Whether process ``pid`` shares our mount and network namespaces, which no sandboxed
+    kernel does (False if that cannot be read)."""
+    try:
+        return all(os.stat(f"/proc/{pid}/ns/{ns}")[1:3] == os.stat(f"/proc/self/ns/{ns}")[1:3]
+                   for ns in ("mnt", "net"))
+    except OSError:
+        return False
 
 
 class Server:
@@ -333,9 +346,13 @@ class Server:
             connection = listener.accept()[0]
         except OSError:  # the caller gave up before we got to it
             return
-        uid = peer_uid(connection)
-        if uid != os.geteuid():  # the private directory should have stopped it already
-            print(f"warm-kernel server: refused a caller of uid {uid}", file=sys.stderr)
+        pid, uid = peer(connection)
+        # the private directory should have stopped both already; a kernel of our uid (an
+        # instructor who is not root) reaches the socket only if a sandbox can see its path
+        refusal = (f"a caller of uid {uid}" if uid != os.geteuid() else
+                   None if in_our_namespaces(pid) else f"a sandboxed caller (pid {pid})")
+        if refusal:
+            print(f"warm-kernel server: refused {refusal}", file=sys.stderr)
             connection.close()
             return
         self._watch(connection)
