@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import BaseCell, Grade, Gradebook, MissingEntry
 from nbgrader.preprocessors import SaveAutoGrades
 
 from attnkit.review.pages import render
@@ -257,11 +257,15 @@ def submission_hash(nb: Any) -> str:
 
 def _grades(gb: Gradebook, notebook: str, assignment: str, student: str
             ) -> dict[str, tuple[float | None, float | None, float]]:
+    """Each graded cell's auto score, manual score and points, in one query (walking
+    ``sub.grades`` loads every grade's cell and points lazily: two queries a cell)."""
     try:
         sub = gb.find_submission_notebook(notebook, assignment, student)
     except MissingEntry:
         return {}
-    return {g.name: (g.auto_score, g.manual_score, g.max_score) for g in sub.grades}
+    rows = (gb.db.query(BaseCell.name, Grade.auto_score, Grade.manual_score, Grade.max_score)
+            .join(Grade.cell).filter(Grade.notebook_id == sub.id))
+    return {name: (auto, manual, points) for name, auto, manual, points in rows}
 
 
 class AuditedSaveAutoGrades(SaveAutoGrades):
