@@ -49,6 +49,7 @@ from exchange_course import COURSE, exchange_course, place, right, submit  # noq
 from hostile import write_suite  # noqa: E402
 from test_catalogue_e2e import SKILLS, sample_entries, student_code  # noqa: E402
 
+from attnkit.pipeline.feedback import UNDRAWN  # noqa: E402
 from attnkit.samples import SAMPLES, Sample, build_submission  # noqa: E402
 from attnkit.serve.exchange import feedback_page  # noqa: E402
 from attnkit.serve.journal import GRADED, TERMINAL, Journal  # noqa: E402
@@ -210,10 +211,13 @@ def machine_speed() -> str:
     return f"machine: 10^7 additions in {best:.2f} s (this 2-core VM: about 0.5 s when quiet)"
 
 
-def busy_seconds() -> float:
-    """CPU seconds the whole machine has spent outside idle and I/O wait since boot."""
+def busy_seconds() -> tuple[float, float]:
+    """CPU seconds the whole machine has spent outside idle and I/O wait since boot, and the
+    part of them at lowered priority (nice): kernels that stepped aside, which take only what
+    no one else wants, so a looping kernel makes the machine look busy but costs no one."""
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return (sum(fields) - fields[3] - fields[4]) / tick, fields[1] / tick
 
 
 def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_student: int,
@@ -274,7 +278,8 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         time.sleep(0.2)
     submitted = len(watch.submitted)
     drained = time.time() - start
-    cpu, own = busy_seconds() - cpu_start, time.process_time() - own_start
+    (cpu, niced), own = busy_seconds(), time.process_time() - own_start
+    cpu, niced = cpu - cpu_start[0], niced - cpu_start[1]
     live.terminate()
     live.wait(120)
     watch.stop.set()
@@ -296,11 +301,24 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
                 if len(latency) > 1 else float("nan")),
         "max": latency[-1] if latency else float("nan"),
         "peak_mb": memory.peak / 2**20, "drained": drained,
-        "work": work(rows, made), "cpu": cpu - own, "own": own,
+        "work": work(rows, made), "cpu": cpu - own, "niced": niced, "own": own,
         "failed": Counter(r.reason for r in rows if r.state != GRADED),
+        "plots": plots_drawn(watch),
         "slow": Counter(made[n][1] for n in watch.answered
                         if watch.answered[n] - watch.submitted[n] > 10),
     }
+
+
+def plots_drawn(watch: Watch) -> Counter:
+    """Feedback pages with their plots drawn, and those graded without (``plots = "when
+    idle"``: a plot costs about as much again as the rest of the grading)."""
+    drawn = Counter()
+    for name in watch.answered:
+        with contextlib.suppress(OSError):
+            page = watch.pages[name].read_text()
+            drawn["without" if UNDRAWN[:20] in page else
+                  "drawn" if "data:image/png" in page else "no plot"] += 1
+    return drawn
 
 
 def work(rows: list, made: dict[str, tuple[str, str]]) -> str:
@@ -382,10 +400,12 @@ def main() -> int:
                   f"p95 < 10 s: {'met' if r['p95'] < 10 else 'MISSED'}   "
                   f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
             print(f"  over 10 s: {dict(r['slow'].most_common())}")
+            print(f"  plots in the feedback pages: {dict(r['plots'])}")
             print(f"  worker time per submission (its grading's start to its feedback):\n"
                   f"{r['work']}")
             print(f"  CPU: {r['cpu']:.0f} s for the service ({r['cpu'] / r['submitted']:.2f} s "
-                  f"per submission), {r['own']:.0f} s for the students' side (this script)")
+                  f"per submission; {r['niced']:.0f} s of it at lowered priority, kernels that "
+                  f"stepped aside), {r['own']:.0f} s for the students' side (this script)")
             print(f"  peak memory (PSS) of the service's process tree {r['peak_mb']:.0f} MB; "
                   f"all answered {r['drained']:.0f} s after the first submission")
     return 0
