@@ -280,6 +280,7 @@ def _outer(request: dict, report: int, server: int) -> int:
 
 
 MESSAGE = 1 << 20  # the longest request or answer, in bytes
+SO_PEERPIDFD = 77  # Linux 6.5+: a pidfd of the process that connected (not in socket 3.11)
 
 
 def spawn(request: dict) -> tuple[dict, int | None]:
@@ -314,14 +315,26 @@ def peer(connection: socket.socket) -> tuple[int, int]:
     return pid, uid
 
 
-def in_our_namespaces(pid: int) -> bool:
-    """Whether process ``pid`` shares our mount and network namespaces, which no sandboxed
-    kernel does (False if that cannot be read)."""
+def in_our_namespaces(connection: socket.socket, pid: int) -> bool:
+    """Whether the process that connected (``pid``) shares our mount and network namespaces,
+    which no sandboxed kernel does (False if that cannot be read). Through a pidfd of that
+    very process where the kernel gives one: alive after the check, it held ``pid``
+    throughout, so a pid reused meanwhile cannot pass for it."""
     try:
-        return all(os.stat(f"/proc/{pid}/ns/{ns}")[1:3] == os.stat(f"/proc/self/ns/{ns}")[1:3]
+        pidfd = connection.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD)
+    except OSError:  # Linux before 6.5: the pid alone
+        pidfd = None
+    try:
+        same = all(os.stat(f"/proc/{pid}/ns/{ns}")[1:3] == os.stat(f"/proc/self/ns/{ns}")[1:3]
                    for ns in ("mnt", "net"))
+        if pidfd is not None:
+            signal.pidfd_send_signal(pidfd, 0)  # ProcessLookupError once it has gone
+        return same
     except OSError:
         return False
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 class Server:
@@ -350,7 +363,8 @@ class Server:
         # the private directory should have stopped both already; a kernel of our uid (an
         # instructor who is not root) reaches the socket only if a sandbox can see its path
         refusal = (f"a caller of uid {uid}" if uid != os.geteuid() else
-                   None if in_our_namespaces(pid) else f"a sandboxed caller (pid {pid})")
+                   None if in_our_namespaces(connection, pid) else
+                   f"a sandboxed caller (pid {pid})")
         if refusal:
             print(f"warm-kernel server: refused {refusal}", file=sys.stderr)
             connection.close()
