@@ -213,8 +213,9 @@ def machine_speed() -> str:
 
 def busy_seconds() -> tuple[float, float]:
     """CPU seconds the whole machine has spent outside idle and I/O wait since boot, and the
-    part of them at lowered priority (nice): kernels that stepped aside, which take only what
-    no one else wants, so a looping kernel makes the machine look busy but costs no one."""
+    user time of them at lowered priority (nice): kernels that stepped aside, which take only
+    what no one else wants (their system time, a memory bomb's page faults say, is not told
+    apart)."""
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     tick = os.sysconf("SC_CLK_TCK")
     return (sum(fields) - fields[3] - fields[4]) / tick, fields[1] / tick
@@ -278,8 +279,8 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         time.sleep(0.2)
     submitted = len(watch.submitted)
     drained = time.time() - start
-    (cpu, niced), own = busy_seconds(), time.process_time() - own_start
-    cpu, niced = cpu - cpu_start[0], niced - cpu_start[1]
+    cpu, niced = (now - then for now, then in zip(busy_seconds(), cpu_start, strict=True))
+    own = time.process_time() - own_start
     live.terminate()
     live.wait(120)
     watch.stop.set()
@@ -316,7 +317,7 @@ def plots_drawn(watch: Watch) -> Counter:
     for name in watch.answered:
         with contextlib.suppress(OSError):
             page = watch.pages[name].read_text()
-            drawn["without" if UNDRAWN[:20] in page else
+            drawn["without" if UNDRAWN[:20] in page else  # its start: nothing to escape
                   "drawn" if "data:image/png" in page else "no plot"] += 1
     return drawn
 

@@ -20,8 +20,8 @@ Its owner's connection is its stdin (one end of a socketpair); when it closes (t
 gone) the server exits and its kernels follow it. Given a path (``forkserver.py PATH``) it
 also listens there, so that every grading worker of a run shares one server: the path's
 directory is private (0700), and a caller of another uid, or in another mount or network
-namespace (a sandboxed kernel), is refused (``SO_PEERCRED``). When
-a caller's connection closes (its worker has gone), its kernels are killed.
+namespace (a sandboxed kernel), is refused (``SO_PEERCRED``). When a caller's connection
+closes (its worker has gone), its kernels are killed.
 
 It runs as a script (``python -I -P forkserver.py``: its own dir, the ``attnkit``
 package, is not on the path), so the kernel's memory holds nothing of the grader.
