@@ -221,6 +221,50 @@ def busy_seconds() -> tuple[float, float]:
     return (sum(fields) - fields[3] - fields[4]) / tick, fields[1] / tick
 
 
+class Load:
+    """The machine's busy CPU-seconds (all, and at lowered priority), sampled every second,
+    to tell a service short of CPU (busy at full priority throughout) from one whose
+    gradings wait on something else (idle cores, or only stepped-aside kernels running)."""
+
+    def __init__(self) -> None:
+        self.samples = [(time.time(), *busy_seconds())]
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self.stop.wait(1.0):
+            self.samples.append((time.time(), *busy_seconds()))
+
+    def share(self, since: float, until: float) -> tuple[float, float]:
+        """The share of the cores busy between two moments, and of them at lowered
+        priority."""
+        inside = [s for s in self.samples if since <= s[0] <= until]
+        if len(inside) < 2:
+            return float("nan"), float("nan")
+        (t0, busy0, nice0), (t1, busy1, nice1) = inside[0], inside[-1]
+        cores = (t1 - t0) * len(os.sched_getaffinity(0))
+        return (busy1 - busy0) / cores, (nice1 - nice0) / cores
+
+
+def timeline(watch: Watch, load: Load, start: float, step: float = 10.0) -> str:
+    """Latency by when the submission was made, beside how busy the cores were then: after
+    a kill, a latency that stays high with the cores busy at full priority means the service
+    lacks CPU to catch up, not that it is stuck."""
+    bins: dict[int, list[float]] = defaultdict(list)
+    for name, moment in watch.submitted.items():
+        if name in watch.answered:
+            bins[int((moment - start) // step)].append(watch.answered[name] - moment)
+    lines = []
+    for index in sorted(bins):
+        latency = sorted(bins[index])
+        busy, niced = load.share(start + index * step, start + (index + 1) * step)
+        lines.append(f"    t = {index * step:3.0f}-{(index + 1) * step:3.0f} s  {len(latency):3} "
+                     f"submitted  median {statistics.median(latency):5.2f} s  max "
+                     f"{latency[-1]:5.2f} s   cores busy {busy:4.0%} ({niced:3.0%} of them "
+                     f"stepped aside)")
+    return "\n".join(lines)
+
+
 def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_student: int,
          seconds: float, kill_at: float | None, seed: int) -> dict:
     rng = random.Random(seed)
@@ -230,6 +274,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
             plan.append((rng.uniform(0, seconds), f"r{seed}s{index:02d}", assignment))
     plan.sort()
     memory = Memory()
+    load = Load()
     service = serve(root, memory, f"serve-{seed}.log")
     ready(root, service, f"serve-{seed}.log")
     watch = Watch(base / "exchange")
@@ -285,6 +330,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
     live.wait(120)
     watch.stop.set()
     memory.stop.set()
+    load.stop.set()
 
     journal = Journal(root)
     rows = [r for r in journal.rows() if r.student.startswith(f"r{seed}s")]
@@ -305,6 +351,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         "work": work(rows, made), "cpu": cpu - own, "niced": niced, "own": own,
         "failed": Counter(r.reason for r in rows if r.state != GRADED),
         "plots": plots_drawn(watch),
+        "timeline": timeline(watch, load, start),
         "slow": Counter(made[n][1] for n in watch.answered
                         if watch.answered[n] - watch.submitted[n] > 10),
     }
@@ -401,6 +448,7 @@ def main() -> int:
                   f"p95 < 10 s: {'met' if r['p95'] < 10 else 'MISSED'}   "
                   f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
             print(f"  over 10 s: {dict(r['slow'].most_common())}")
+            print(f"  by when it was submitted:\n{r['timeline']}")
             print(f"  plots in the feedback pages: {dict(r['plots'])}")
             print(f"  worker time per submission (its grading's start to its feedback):\n"
                   f"{r['work']}")

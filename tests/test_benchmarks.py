@@ -25,3 +25,6 @@ def test_a_small_deadline_rush_loses_nothing() -> None:
     p50, p95, most = map(float, re.search(r"p50 ([\d.]+) s\s+p95 ([\d.]+) s\s+max ([\d.]+) s",
                                           result.stdout).groups())
     assert p50 <= p95 <= most, result.stdout
+    # every submission in the timeline's first ten seconds, beside how busy the cores were
+    assert re.search(r"t =\s+0-\s*10 s\s+4 submitted .* cores busy\s+\d+%", result.stdout), \
+        result.stdout
