@@ -104,7 +104,25 @@ class Notebooks:
         return kind, kind
 
 
-class Memory:
+class Sampler:
+    """A daemon thread that calls ``sample`` every ``interval`` seconds until ``stop`` is set;
+    a subclass sets its own state before calling ``__init__``, which starts the thread."""
+
+    interval = 1.0
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.interval):
+            self.sample()
+
+    def sample(self) -> None:
+        raise NotImplementedError
+
+
+class Memory(Sampler):
     """Peak memory of a process tree, sampled every second: the sum of each process's
     proportional set size (PSS: a page shared by n processes counts 1/n in each), so the
     kernels forked from one server, or a fork bomb's children, are not counted n times as
@@ -114,18 +132,16 @@ class Memory:
     def __init__(self) -> None:
         self.peak = 0
         self.pids: list[int] = []
-        self.stop = threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
+        super().__init__()
 
-    def _run(self) -> None:
-        while not self.stop.wait(1.0):
-            total = 0
-            for pid in list(self.pids):
-                with contextlib.suppress(psutil.Error):
-                    root = psutil.Process(pid)
-                    for process in [root, *root.children(recursive=True)]:
-                        total += pss(process.pid)
-            self.peak = max(self.peak, total)
+    def sample(self) -> None:
+        total = 0
+        for pid in list(self.pids):
+            with contextlib.suppress(psutil.Error):
+                root = psutil.Process(pid)
+                for process in [root, *root.children(recursive=True)]:
+                    total += pss(process.pid)
+        self.peak = max(self.peak, total)
 
 
 def pss(pid: int) -> int:
@@ -156,8 +172,10 @@ def ready(root: Path, service: subprocess.Popen, log: str, timeout: float = 180)
         time.sleep(0.2)
 
 
-class Watch:
+class Watch(Sampler):
     """When each submission's page (other than 'queued') appears where fetch_feedback looks."""
+
+    interval = 0.05
 
     def __init__(self, exchange: Path) -> None:
         self.inbound = exchange / COURSE / "inbound"
@@ -166,8 +184,7 @@ class Watch:
         self.pages: dict[str, Path] = {}
         self.answered: dict[str, float] = {}
         self.lock = threading.Lock()
-        self.stop = threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
+        super().__init__()
 
     def add(self, name: str, moment: float, assignment: str) -> None:
         page = feedback_page(self.inbound.parent, name, assignment)
@@ -175,15 +192,14 @@ class Watch:
             self.submitted[name] = moment
             self.pages[name] = page
 
-    def _run(self) -> None:
-        while not self.stop.wait(0.05):
-            with self.lock:
-                waiting = [n for n in self.pages if n not in self.answered]
-            for name in waiting:
-                page = self.pages[name]
-                with contextlib.suppress(OSError):
-                    if page.exists() and 'content="queued"' not in page.read_text():
-                        self.answered[name] = time.time()
+    def sample(self) -> None:
+        with self.lock:
+            waiting = [n for n in self.pages if n not in self.answered]
+        for name in waiting:
+            page = self.pages[name]
+            with contextlib.suppress(OSError):
+                if page.exists() and 'content="queued"' not in page.read_text():
+                    self.answered[name] = time.time()
 
     def latencies(self) -> list[float]:
         return sorted(self.answered[n] - self.submitted[n] for n in self.answered)
@@ -221,19 +237,17 @@ def busy_seconds() -> tuple[float, float]:
     return (sum(fields) - fields[3] - fields[4]) / tick, fields[1] / tick
 
 
-class Load:
+class Load(Sampler):
     """The machine's busy CPU-seconds (all, and at lowered priority), sampled every second,
     to tell a service short of CPU (busy at full priority throughout) from one whose
     gradings wait on something else (idle cores, or only stepped-aside kernels running)."""
 
     def __init__(self) -> None:
         self.samples = [(time.time(), *busy_seconds())]
-        self.stop = threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
+        super().__init__()
 
-    def _run(self) -> None:
-        while not self.stop.wait(1.0):
-            self.samples.append((time.time(), *busy_seconds()))
+    def sample(self) -> None:
+        self.samples.append((time.time(), *busy_seconds()))
 
     def share(self, since: float, until: float) -> tuple[float, float]:
         """The share of the cores busy between two moments, and of them at lowered
@@ -242,7 +256,7 @@ class Load:
         if len(inside) < 2:
             return float("nan"), float("nan")
         (t0, busy0, nice0), (t1, busy1, nice1) = inside[0], inside[-1]
-        cores = (t1 - t0) * len(os.sched_getaffinity(0))
+        cores = (t1 - t0) * (os.cpu_count() or 1)  # /proc/stat counts every core
         return (busy1 - busy0) / cores, (nice1 - nice0) / cores
 
 
