@@ -1,5 +1,6 @@
 """``attnkit`` and ``python -m attnkit``: the command line (``attnkit.cli``)."""
 
+import argparse
 import gc
 import sys
 
@@ -11,7 +12,9 @@ def run() -> int:
     """Run the command; one that grades on a local cluster first starts the server its
     workers fork from, which imports the grader while this process does the same."""
     if grades_locally(sys.argv[1:]):
-        start_worker_server()
+        root = argparse.ArgumentParser(add_help=False)
+        root.add_argument("--root", default=".")
+        start_worker_server(root.parse_known_args(sys.argv[1:])[0].root)
     with frozen_imports():
         from attnkit.cli import main
     code = main()

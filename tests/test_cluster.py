@@ -4,13 +4,23 @@ imported and frozen."""
 from __future__ import annotations
 
 import gc
+import json
 import multiprocessing
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from test_report import ASSIGNMENT, GRADED, copy_graded, graded_course
 
 from attnkit.grading.cluster import frozen_imports, grades_locally
-from attnkit.upstream.workers import start_worker_server
+from attnkit.upstream.workers import COURSE_ENV, start_worker_server
+
+
+@pytest.fixture(scope="module")
+def factory_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return graded_course(tmp_path_factory)
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -56,3 +66,48 @@ def test_frozen_imports_turn_collection_back_on_even_after_an_error() -> None:
         import attnkit.no_such_module  # noqa: F401
     assert gc.isenabled()
     assert gc.get_freeze_count() >= before + len(made)
+
+
+WARMED = """
+import json, sys
+from pathlib import Path
+from attnkit.grading import grader, worker  # the worker server's import: warms the course or not
+from attnkit.pipeline import maths
+from attnkit.upstream import pages
+from attnkit.upstream.gradebook import shared_engine
+from attnkit import course
+root, assignment, student = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+before = pages._highlighted.cache_info(), maths._remembered.cache_info()
+api = grader._worker_api(str(root), course.db_url(root), "python3")
+with shared_engine():
+    assert api.generate_feedback(assignment, student, force=True)["success"]
+after = pages._highlighted.cache_info(), maths._remembered.cache_info()
+print(json.dumps({"warm": [b.currsize for b in before],
+                  "hits": [a.hits - b.hits for a, b in zip(after, before)]}))
+"""
+
+
+@pytest.mark.slow
+def test_a_worker_forked_warm_writes_the_same_page_from_its_caches(
+        tmp_path: Path, factory_graded: Path) -> None:
+    """The worker server renders the course's release once (``attnkit.grading.worker``): a
+    worker's first feedback page then comes mostly from the caches it forked with, and is
+    byte for byte the page a cold worker writes."""
+    root = copy_graded(factory_graded, tmp_path / "course")
+    feedback = root / "feedback" / GRADED[0] / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    results, pages = {}, {}  # by whether the process was warmed
+    for warm in (False, True):
+        env = {k: v for k, v in os.environ.items() if k != COURSE_ENV}
+        if warm:
+            env[COURSE_ENV] = str(root)
+        out = subprocess.run([sys.executable, "-c", WARMED, str(root), ASSIGNMENT, GRADED[0]],
+                             capture_output=True, text=True, env=env, cwd=root, check=True)
+        results[warm] = json.loads(out.stdout.splitlines()[-1])
+        pages[warm] = feedback.read_bytes()
+    assert results[False]["warm"] == [0, 0], results
+    highlighted, markdown = results[True]["warm"]
+    assert highlighted > 20 and markdown > 20, results  # every assignment's release cells
+    # the release's code and markdown cells, found rather than rendered again
+    assert all(warm - cold >= 5 for warm, cold in zip(results[True]["hits"],
+                                                      results[False]["hits"], strict=True)), results
+    assert pages[True] == pages[False]

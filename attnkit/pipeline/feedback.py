@@ -209,6 +209,9 @@ def summarise(nb: NotebookNode, manual: Mapping[str, str] | None = None) -> list
     return questions
 
 
+HEADING_OFFSET = 2  # a page's <h1>, a section's <h2>, then the notebook's own headings
+
+
 class SummariseFeedback(NbGraderPreprocessor):
     """Put the summary of the graded questions into the page's resources (last in
     ``c.GenerateFeedback.preprocessors``, after ``GetGrades``); move the notebook's headings
@@ -230,5 +233,5 @@ class SummariseFeedback(NbGraderPreprocessor):
                 manual[grade_id] = (WAITING if grade.needs_manual_grade else
                                     BY_TA if grade.manual_score is not None else AUTO)
         resources.setdefault("attnkit", {})["summary"] = summarise(nb, manual)
-        resources["heading_offset"] = 2  # page <h1>, section <h2>, the notebook's below
+        resources["heading_offset"] = HEADING_OFFSET
         return nb, resources

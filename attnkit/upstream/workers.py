@@ -6,11 +6,14 @@ imports the grader itself, so the two imports run side by side on two cores.
 
 from __future__ import annotations
 
+import os
+
 from attnkit.upstream import enabled
 
 # The module the worker server imports once (Dask and the grader); every worker forks with
 # it loaded.
 WORKER_PRELOAD = ["attnkit.grading.worker"]
+COURSE_ENV = "ATTNKIT_WORKER_COURSE"  # the course whose release pages that import renders
 
 # Workers fork from a fresh single-threaded server that has imported the grader once (a
 # spawned worker takes 3 s or more to import nbgrader). Not from the coordinator itself: a
@@ -19,12 +22,16 @@ WORKER_PRELOAD = ["attnkit.grading.worker"]
 FORKSERVER = {"distributed.worker.multiprocessing-method": "forkserver"}
 
 
-def start_worker_server() -> None:
-    """Start this process's worker server (Python's forkserver, preloaded with the grader)
-    unless it runs already or the hook is off; return at once, while it imports."""
+def start_worker_server(course: str | None = None) -> None:
+    """Start this process's worker server (Python's forkserver, preloaded with the grader
+    and, given a course directory, that course's first-use work) unless it runs already or
+    the hook is off; return at once, while it imports."""
     if not enabled("worker_server"):
         return
     from multiprocessing import forkserver
+
+    if course:
+        os.environ[COURSE_ENV] = os.path.abspath(course)
 
     forkserver.set_forkserver_preload(WORKER_PRELOAD)
     forkserver.ensure_running()
