@@ -34,9 +34,9 @@ with frozen_imports():
     configure_mappers()
 
 
-def warm_course(root: Path) -> int:
+def warm_course(root: Path) -> None:
     """Check each released notebook of the course as grading does and render it as a
-    feedback page with no grades, throwing the page away; return how many were rendered.
+    feedback page with no grades, throwing the page away.
 
     Every cache this fills is keyed by what it was computed from, so grades and pages stay
     the same: nbformat's and nbgrader's compiled schemas, the exporter's compiled templates,
@@ -47,12 +47,11 @@ def warm_course(root: Path) -> int:
     config = course.load_config(root)
     exporter_class = config.GenerateFeedback.get("exporter_class")
     if exporter_class is None:
-        return 0
+        return
     if isinstance(exporter_class, str):
         exporter_class = import_item(exporter_class)
     exporter = exporter_class(config=config)
     coursedir = CourseDirectory(config=config)
-    rendered = 0
     for assignment in course.assignments(root):
         release = Path(coursedir.format_path(coursedir.release_directory, ".", assignment))
         for path in sorted(release.glob("*.ipynb")):
@@ -68,8 +67,6 @@ def warm_course(root: Path) -> int:
                 "student": "", "assignment": assignment, "notebook": path.stem,
                 "score": 0.0, "max_score": 0.0, "late_penalty": 0.0},
                 "heading_offset": feedback.HEADING_OFFSET})
-            rendered += 1
-    return rendered
 
 
 if os.environ.get(COURSE_ENV):
