@@ -178,6 +178,20 @@ def test_a_worker_refuses_a_server_planted_by_another_user(
         shutil.rmtree(folder)
 
 
+def test_a_run_starts_its_workers_while_the_server_imports() -> None:
+    """``share(ready=False)`` returns while the server still imports, so the run starts its
+    workers meanwhile; it serves, once and for all, after ``serving()``."""
+    with Forkserver.share(ready=False) as serving:
+        path = Path(os.environ[SHARED_ENV])  # what the workers inherit
+        assert not path.exists()  # the server binds it only after its imports
+        serving()
+        serving()
+        assert path.is_socket()
+        with kernel() as (_, kc):
+            assert answer(kc, "6 * 7") == 42
+        assert len(servers()) == 1
+
+
 def test_the_oom_killer_takes_a_kernel_before_the_server() -> None:
     """Every kernel of a run dies with the shared server: a memory bomb must not take it."""
     with Forkserver.share(), kernel() as (_, kc):

@@ -381,9 +381,12 @@ def _client(scheduler: str | None, workers: int, config: Config, kernel: str | N
             yield client
         return
     with contextlib.ExitStack() as stack:
+        serving = None
         if forks_warm(kernel, config):  # first: it imports while the cluster starts
-            stack.enter_context(sandbox.Forkserver.share())
+            serving = stack.enter_context(sandbox.Forkserver.share(ready=False))
         cluster = stack.enter_context(local_cluster(workers))
+        if serving:
+            serving()  # before any worker asks it for a kernel
         yield stack.enter_context(Client(cluster, set_as_default=False))
 
 

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -324,10 +324,17 @@ class Forkserver:
     _own: subprocess.Popen | None = None  # a server this process started for itself
     _socket: socket.socket | None = None  # the connection its kernels are asked for on
 
+    @classmethod
+    def _launch(cls, listen: str | None = None) -> tuple[subprocess.Popen, socket.socket]:
+        """Start a server (listening at ``listen``, if given) and wait until it serves;
+        return it and our connection, which is its stdin: the server exits when it closes."""
+        process, ours = cls._spawn(listen)
+        cls._await(process, ours)
+        return process, ours
+
     @staticmethod
-    def _launch(listen: str | None = None) -> tuple[subprocess.Popen, socket.socket]:
-        """Start a server (listening at ``listen``, if given); return it and our connection,
-        which is its stdin: the server exits when it closes."""
+    def _spawn(listen: str | None) -> tuple[subprocess.Popen, socket.socket]:
+        """Start a server; it is ready once ``_await`` returns."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {**_kernel_env({}), "MPLCONFIGDIR": tempfile.mkdtemp(prefix="attnkit-mpl-"),
                "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # debugpy's warning on import
@@ -335,11 +342,14 @@ class Forkserver:
             process = subprocess.Popen(
                 [sys.executable, "-I", "-P", str(Path(__file__).with_name("forkserver.py")),
                  *([listen] if listen else [])], stdin=theirs, env=env, cwd="/")
+        return process, ours
+
+    @staticmethod
+    def _await(process: subprocess.Popen, ours: socket.socket) -> None:
         if not ours.recv(MESSAGE):  # {"ready": pid} once the imports are done
             ours.close()
             raise RuntimeError(f"the warm-kernel server exited (code {process.wait()}); "
                                "its error is above")
-        return process, ours
 
     @classmethod
     def _connection(cls) -> socket.socket:
@@ -406,18 +416,31 @@ class Forkserver:
 
     @classmethod
     @contextlib.contextmanager
-    def share(cls) -> Iterator[None]:
+    def share(cls, ready: bool = True) -> Iterator[Callable[[], None]]:
         """Run one server for every process that starts while this lasts (the grading
         workers inherit ``$ATTNKIT_KERNEL_SERVER``): its imports are paid and held in memory
         once, not once per worker (about 0.7 CPU-s and 60 MB each). It listens in a private
-        (0700) directory and refuses callers of another uid or from a sandbox."""
+        (0700) directory and refuses callers of another uid or from a sandbox.
+
+        Yields the function that waits until the server serves. With ``ready=False`` it is
+        not called on entry, so the caller can start its workers while the server imports
+        (about 0.5 s), and calls it before any of them asks for a kernel."""
         folder = Path(tempfile.mkdtemp(prefix="attnkit-ks-"))
         path = str(folder / "socket")
-        process, owner = cls._launch(path)
+        process, owner = cls._spawn(path)
         before = os.environ.get(SHARED_ENV)
         os.environ[SHARED_ENV] = path
+        waited = threading.Event()
+
+        def serving() -> None:
+            if not waited.is_set():
+                cls._await(process, owner)
+                waited.set()
+
         try:
-            yield
+            if ready:
+                serving()
+            yield serving
         finally:
             if before is None:
                 os.environ.pop(SHARED_ENV, None)
