@@ -9,7 +9,8 @@ crashes, tampering, broken files). Students submit through nbgrader's own ``Exch
 
 The baseline, measured first in the same run: one submission at a time to the idle service.
 Then the rush, and the rush again with the service killed (SIGKILL) at t = 30 s and started
-again a second later, as systemd's ``Restart=always`` would. For each it prints graded /
+again a second later, as systemd's ``Restart=always`` would (it also prints how long after
+the kill the restarted service served again). For each it prints graded /
 submitted, lost (no feedback page for a submission; must be 0), duplicated (a submission
 autograded more than once, from nbgrader's post-convert hook; must be 0), p50 / p95 / max
 submit-to-feedback latency (from the moment the student submits until the page
@@ -294,7 +295,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
     watch = Watch(base / "exchange")
     kinds = Counter()
     made: dict[str, tuple[str, str]] = {}  # submission -> its kind and, if hostile, its row
-    restarted = None
+    restarted = killed = None
 
     sitting = defaultdict(threading.Lock)  # a student submits one thing at a time
 
@@ -321,6 +322,7 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
                 if kill_at is not None and restarted is None and time.time() - start >= kill_at:
                     service.send_signal(signal.SIGKILL)
                     service.wait()
+                    killed = time.time()
                     time.sleep(1)
                     restarted = serve(root, memory, f"serve-{seed}.log")
                 time.sleep(0.01)
@@ -368,7 +370,17 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         "timeline": timeline(watch, load, start),
         "slow": Counter(made[n][1] for n in watch.answered
                         if watch.answered[n] - watch.submitted[n] > 10),
+        "back": serving_since(root / f"serve-{seed}.log", killed) if killed else None,
     }
+
+
+def serving_since(log: Path, killed: float) -> float | None:
+    """Seconds from the kill until the restarted service logged that it serves."""
+    for line in reversed(log.read_text().splitlines()):
+        if " attnkit.serve INFO serving " in line:
+            stamp = time.mktime(time.strptime(line[:19], "%Y-%m-%d %H:%M:%S"))
+            return stamp + int(line[20:23]) / 1000 - killed
+    return None
 
 
 def plots_drawn(watch: Watch) -> Counter:
@@ -461,6 +473,8 @@ def main() -> int:
             print(f"  targets  p50 < 3 s: {'met' if r['p50'] < 3 else 'MISSED'}   "
                   f"p95 < 10 s: {'met' if r['p95'] < 10 else 'MISSED'}   "
                   f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
+            if r["back"] is not None:
+                print(f"  serving again {r['back']:.1f} s after the kill (restarted after 1 s)")
             print(f"  over 10 s: {dict(r['slow'].most_common())}")
             print(f"  by when it was submitted:\n{r['timeline']}")
             print(f"  plots in the feedback pages: {dict(r['plots'])}")
