@@ -154,6 +154,7 @@ def pss(pid: int) -> int:
     return 0
 
 
+RESTART_DELAY = 1.0  # seconds from the kill to the new service, as systemd's RestartSec
 SERVE = [str(BIN / "attnkit"), "serve"]  # --workers N is added from the command line
 
 
@@ -313,6 +314,15 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         made[name] = (kind, what)
         watch.add(name, moment, assignment)
 
+    def kill_and_restart() -> tuple[float, subprocess.Popen]:
+        """SIGKILL the service and, ``RESTART_DELAY`` later, start it again; returns when
+        it was killed and the new one."""
+        service.send_signal(signal.SIGKILL)
+        service.wait()
+        killed = time.time()
+        time.sleep(RESTART_DELAY)
+        return killed, serve(root, memory, f"serve-{seed}.log")
+
     start = time.time()
     cpu_start, own_start = busy_seconds(), time.process_time()
     with ThreadPoolExecutor(8) as pool:
@@ -320,19 +330,13 @@ def rush(base: Path, notebooks: Notebooks, root: Path, students: int, per_studen
         for at, student, assignment in plan:
             while time.time() - start < at:
                 if kill_at is not None and restarted is None and time.time() - start >= kill_at:
-                    service.send_signal(signal.SIGKILL)
-                    service.wait()
-                    killed = time.time()
-                    time.sleep(1)
-                    restarted = serve(root, memory, f"serve-{seed}.log")
+                    killed, restarted = kill_and_restart()
                 time.sleep(0.01)
             futures.append(pool.submit(hand_in, student, assignment))
         for future in futures:
             future.result()
     if kill_at is not None and restarted is None:
-        service.send_signal(signal.SIGKILL)
-        service.wait()
-        restarted = serve(root, memory, f"serve-{seed}.log")
+        killed, restarted = kill_and_restart()
     live = restarted or service
     deadline = time.time() + 900
     while ((len(watch.answered) < len(watch.submitted) or not journal_done(root, seed))
@@ -474,7 +478,8 @@ def main() -> int:
                   f"p95 < 10 s: {'met' if r['p95'] < 10 else 'MISSED'}   "
                   f"lost 0: {'met' if r['lost'] == 0 else 'MISSED'}")
             if r["back"] is not None:
-                print(f"  serving again {r['back']:.1f} s after the kill (restarted after 1 s)")
+                print(f"  serving again {r['back']:.1f} s after the kill (restarted after "
+                      f"{RESTART_DELAY:g} s)")
             print(f"  over 10 s: {dict(r['slow'].most_common())}")
             print(f"  by when it was submitted:\n{r['timeline']}")
             print(f"  plots in the feedback pages: {dict(r['plots'])}")

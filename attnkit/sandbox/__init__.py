@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import json
 import logging
 import os
@@ -430,12 +431,10 @@ class Forkserver:
         process, owner = cls._spawn(path)
         before = os.environ.get(SHARED_ENV)
         os.environ[SHARED_ENV] = path
-        waited = threading.Event()
 
+        @functools.cache  # its one message is read once
         def serving() -> None:
-            if not waited.is_set():
-                cls._await(process, owner)
-                waited.set()
+            cls._await(process, owner)
 
         try:
             if ready:
