@@ -4,7 +4,9 @@ and without kernels, so an upgrade that changes one fails here and names the hoo
 from __future__ import annotations
 
 import inspect
+import json
 import os
+import re
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
@@ -211,6 +213,47 @@ def test_html_pages_need_no_second_parse_once_every_image_has_alt_text(
     assert not needs_pass('<img title="x>y alt=" alt>')
     assert needs_pass('<img src="a">') and needs_pass('<img title="alt=x">')
     assert needs_pass('<img/src="a">')  # read by browsers, not by needs_pass: the pass runs
+
+
+def block_of(template: str, name: str) -> str:
+    match = re.search(r"\{%- block " + name + r" -%\}(.*?)\{%- endblock", template, re.S)
+    assert match, f"no block {name!r}"
+    return match.group(1)
+
+
+@canary("escaped_formgrader")
+def test_formgrader_renders_with_the_env_the_kit_swaps_and_the_blocks_it_restates() -> None:
+    import nbgrader
+    from jinja2 import Environment, FileSystemLoader
+    from nbgrader.server_extensions.formgrader import base, formgrader, handlers
+
+    from attnkit.upstream.formgrader import KNOWN, SETTING, TEMPLATES, escaped
+
+    assert nbgrader.__version__.startswith(KNOWN)
+    assert f"self.settings['{SETTING}']" in source(base.BaseHandler.render)
+    assert f"{SETTING}=jinja_env" in source(formgrader.FormgradeExtension.init_tornado_settings)
+    theirs = Path(handlers.template_path)
+    ours = sorted(TEMPLATES.glob("*.tpl"))
+    assert len(ours) == 6
+    for template in ours:  # each block ours overrides is nbgrader's, ids quoted for context
+        text, stock = template.read_text(), (theirs / template.name).read_text()
+        for name in re.findall(r"\{%- block (\w+) -%\}", text):
+            restated = re.sub(r'"\{\{ (\w+) \}\}"', r"{{ \1 | tojson }}", block_of(stock, name))
+            restated = re.sub(r'/\{\{ (student_id|assignment_id) \}\}"',
+                              r'/{{ \1 | urlencode }}"', restated)
+            assert block_of(text, name) == restated, (template.name, name)
+    hostile = 'x"</script><script>alert(1)</script>\\\n\u2028&'
+    env = escaped(Environment(loader=FileSystemLoader([handlers.template_path])))
+    for page in sorted(theirs.glob("*.tpl")):
+        if page.name == "formgrade_404.tpl":  # imports a template nbgrader does not ship
+            continue
+        html = env.get_template(page.name).render(
+            base_url="/b", student_id=hostile, assignment_id=hostile, notebook_id=hostile,
+            course_dir=hostile, url_prefix=".", default_timezone="+0000", error_code=500,
+            current_config=hostile, exchange=hostile, course_id="c")
+        assert "<script>alert" not in html and 'x"' not in html, page.name
+        for name, value in re.findall(r"^var (\w+) = (.*);$", html, re.M):
+            assert json.loads(value) in ("/b", hostile, ".", "+0000"), (page.name, name)
 
 
 def test_every_hook_has_a_canary() -> None:

@@ -11,7 +11,9 @@ so an upgrade that breaks one fails there first; ``benchmarks/autograde_throughp
 ``ATTNKIT_HOOKS`` switches them (read by every grading process, Dask workers included):
 unset or ``all``: every hook; ``none``: nbgrader, nbconvert, jupyter_client and Dask as they
 come; or a comma list applied left to right, for example ``all,-one_engine`` or
-``none,+warm_kernels``. Grades never depend on the switch, only time does.
+``none,+warm_kernels``. Grades never depend on the switch, only time does; the one hook
+that buys safety instead, ``escaped_formgrader``, is a server extension whose switch is read
+by the Jupyter server formgrader runs in.
 
 This module imports only the standard library: it is read before the grader is imported.
 """
@@ -78,6 +80,12 @@ HOOKS = {
         "jsonschema's format checker imports rfc3987_syntax when present and compiles its "
         "IRI grammar at import; nbformat never checks the iri formats",
         "about 2 s of CPU less in every grading process"),
+    "escaped_formgrader": Hook(
+        "nbgrader.server_extensions.formgrader (0.9): its handlers render with the Jinja "
+        "environment in the tornado setting nbgrader_jinja2_env; the head blocks and "
+        "breadcrumbs attnkit/templates/formgrader_pages re-states are nbgrader's own",
+        "formgrader's pages with autoescape and ids in scripts by tojson: a student's id or "
+        "name is text in the grader's session, never script"),
 }
 
 
