@@ -18,6 +18,9 @@ $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q -r requirements.txt
 	$(BIN)/pip install -q --no-deps -e .
+	# an editable install leaves out the package's data files: formgrader's escaping on by hand
+	install -D -m 0644 deploy/jupyterhub/jupyter/jupyter_server_config.d/attnkit.json \
+		$(VENV)/etc/jupyter/jupyter_server_config.d/attnkit.json
 	touch $(STAMP)
 
 env: system $(STAMP)
