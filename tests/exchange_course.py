@@ -8,12 +8,13 @@ import shutil
 from pathlib import Path
 
 import nbformat
+from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from nbgrader.auth import Authenticator
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange.default import ExchangeFetchFeedback, ExchangeSubmit
 
-from attnkit.course import load_config
+from attnkit.course import db_url, load_config
 from attnkit.samples import Sample, build_submission
 
 COURSE = "self-attention"
@@ -29,7 +30,9 @@ def exchange_course(base: Path, assignments: list[str], extra_config: str = "") 
     exchange.mkdir()
     exchange.chmod(0o777)
     with (root / "nbgrader_config.py").open("a") as config:
-        config.write(f"\nc.Exchange.root = {str(exchange)!r}\n{extra_config}\n")
+        config.write(f"\nc.Exchange.root = {str(exchange)!r}\n"
+                     f"c.HandInPolicy.single_account = True  # every hand-in is ours\n"
+                     f"{extra_config}\n")
     api = NbGraderAPI(config=load_config(root))
     for assignment in assignments:
         result = api.release_assignment(assignment)
@@ -60,9 +63,25 @@ def _config(root: Path, base: Path, student: str):
     return config, coursedir
 
 
+_ROSTER: set[tuple[Path, str]] = set()
+
+
+def enrol(root: Path, student: str) -> None:
+    """Put ``student`` on the course's roster (once), as the instructor would: hand-ins of
+    students off the roster are not taken in."""
+    from attnkit.grading.grader import _alembic_on_path
+
+    if (root, student) in _ROSTER:
+        return
+    with _alembic_on_path(), Gradebook(db_url(root)) as gb:
+        gb.update_or_create_student(student)
+    _ROSTER.add((root, student))
+
+
 def submit(root: Path, base: Path, student: str, assignment: str) -> str:
-    """``nbgrader submit`` of ``base/home/STUDENT/ASSIGNMENT`` as ``student``; returns the
-    inbound folder's name."""
+    """``nbgrader submit`` of ``base/home/STUDENT/ASSIGNMENT`` as ``student`` (on the roster);
+    returns the inbound folder's name."""
+    enrol(root, student)
     config, coursedir = _config(root, base, student)
     coursedir.assignment_id = assignment
     app = ExchangeSubmit(coursedir=coursedir, authenticator=Authenticator(config=config),

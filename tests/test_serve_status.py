@@ -7,12 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
+from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
 
 from attnkit.course import load_config
+from attnkit.deploy.handin import Refused
 from attnkit.grading import grader
 from attnkit.report import AssignmentData, review_sections
-from attnkit.serve.exchange import CollectOne, Inbound, Record
+from attnkit.serve.exchange import CollectOne, Inbound
 from attnkit.serve.journal import FAILED, GRADED, PENDING, Journal
 from attnkit.serve.status import main, report_section, status
 
@@ -84,25 +86,32 @@ def test_a_submission_under_another_students_name_is_refused(tmp_path: Path) -> 
     """As the attacker: the account 'nobody' writes a folder claiming to be ana's submission
     into inbound (world-writable in nbgrader's exchange). nbgrader's collect would only warn and
     grade it as ana's; the service refuses it. Ana's own submission (written by the service's
-    account here, as in a single-user course) is accepted."""
+    account here, as in a single-account course) is accepted."""
     (tmp_path / "nbgrader_config.py").write_text(
         f"c.Exchange.root = {str(tmp_path / 'exchange')!r}\nc.CourseDirectory.course_id = 'c'\n"
-        f"c.CourseDirectory.db_url = 'sqlite:///{tmp_path / 'gradebook.db'}'\n")
-    inbound = Inbound(load_config(tmp_path))
+        f"c.CourseDirectory.db_url = 'sqlite:///{tmp_path / 'gradebook.db'}'\n"
+        f"c.HandInPolicy.single_account = True\n")
+    config = load_config(tmp_path)
+    inbound = Inbound(config)
     inbound.path.mkdir(parents=True)
     # dated after ana's own, so that nbgrader's rule alone would count it
-    forged = Record("ana+ps1+2026-01-01 00:00:02.000000 UTC+x", "ana", "ps1", 0.0)
-    (inbound.path / forged.name).mkdir()
-    os.chown(inbound.path / forged.name, 65534, 65534)
-    assert "handed in by the account 'nobody' under the name of 'ana'" in (
-        inbound.impostor(forged) or "")
-    own = Record("ana+ps1+2026-01-01 00:00:01.000000 UTC+y", "ana", "ps1", 0.0)
-    (inbound.path / own.name).mkdir()
-    assert inbound.impostor(own) is None
+    forged = "ana+ps1+2026-01-01 00:00:02.000000 UTC+x"
+    own = "ana+ps1+2026-01-01 00:00:01.000000 UTC+y"
+    for name in (forged, own):
+        (inbound.path / name).mkdir()
+        (inbound.path / name / "submission_secret.txt").write_text(name[-1])
+    os.chown(inbound.path / forged, 65534, 65534)
+    with pytest.raises(Refused, match="written by uid 65534"):
+        inbound.open(forged, {"ana"})
+    with pytest.raises(Refused, match="roster"):
+        inbound.open(own, {"bo"})
+    with inbound.open(own, {"ana"}) as hand_in:
+        assert hand_in.student == "ana" and hand_in.complete()
 
-    config = load_config(tmp_path)
+    with grader._alembic_on_path(), Gradebook(config.CourseDirectory.db_url) as gb:
+        gb.update_or_create_student("ana")
     coursedir = CourseDirectory(config=config, student_id="ana", assignment_id="ps1")
-    collect = CollectOne(coursedir=coursedir, config=config)
+    collect = CollectOne({forged: 2.0, own: 1.0}, b"y", coursedir=coursedir, config=config)
     with grader._alembic_on_path():
         collect.init_src()
-    assert collect.chosen() == own.name  # the forged, later one does not win the rule
+    assert collect.chosen() == own  # the forged, later one does not win the rule

@@ -193,6 +193,19 @@ def lay_out(site: Site) -> None:
     gradebook = root / "gradebook.db"
     gradebook.touch()  # SQLite keeps the mode of an existing file: the graders may write it
     _own(gradebook, inst, staff, 0o660)
+    enrol(site, site.students)
+
+
+def enrol(site: Site, students: list[str]) -> None:
+    """Put ``students`` on the gradebook's roster, as the instructor: a hand-in counts only
+    for a student on it (``HandInPolicy``), so an invented id reaches nothing."""
+    script = ("import sys\nfrom nbgrader.api import Gradebook\n"
+              "with Gradebook(sys.argv[1]) as gb:\n"
+              "    for student in sys.argv[2:]:\n"
+              "        gb.update_or_create_student(student)\n")
+    as_user(site.instructor, [str(BIN / "python"), "-c", script,
+                              f"sqlite:///{site.course_root / 'gradebook.db'}", *students],
+            site.course_root, site.env())
 
 
 def hub_env(site: Site) -> dict[str, str]:

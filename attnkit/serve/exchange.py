@@ -1,40 +1,30 @@
-"""nbgrader's exchange as the service sees it: submissions waiting in inbound, nbgrader's
-collect rule applied to one student, and notices released where ``fetch_feedback`` looks.
+"""nbgrader's exchange as the service sees it: hand-ins waiting in inbound (read through
+``attnkit.deploy.handin``, never followed), nbgrader's collect rule applied to one student,
+and notices released where ``fetch_feedback`` looks.
 """
 
 from __future__ import annotations
 
 import os
-import pwd
-import shutil
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default import ExchangeCollect
-from nbgrader.utils import ignore_patterns, notebook_hash
+from nbgrader.utils import notebook_hash
 from traitlets.config import Config
 
+from attnkit.deploy.exchange import SafeCollect
+from attnkit.deploy.handin import READ, SECRET, HandIn, HandInPolicy, Refused, read_file
+
 TEMPLATES = Path(__file__).parent / "templates"
-SECRET = "submission_secret.txt"
+MAX_NOTEBOOKS = 20  # pages released per notice
+RECENT = 2.0  # seconds: a listing younger than this may miss entries made in the same tick
 
 _pages = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["j2"]),
                      trim_blocks=True, lstrip_blocks=True)
-
-
-@dataclass(frozen=True)
-class Record:
-    """One complete submission in inbound."""
-
-    name: str  # the folder's name: student+assignment+timestamp[+random]
-    student: str
-    assignment: str
-    submitted: float  # nbgrader's timestamp as seconds since the epoch
-
 
 def epoch(moment: datetime) -> float:
     """nbgrader's naive UTC datetimes (``parse_utc``) as seconds since the epoch."""
@@ -47,81 +37,95 @@ def utc(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-class CollectOne(ExchangeCollect):
-    """nbgrader's collect (``nbgrader collect --update``) for one student of one assignment,
-    which says which submission nbgrader's rule picks before it copies anything: the latest,
-    or with ``ExchangeCollect.before_duedate`` the latest before the due date. Links in a
-    submission are copied as links, never followed (intake then removes them)."""
+class CollectOne(SafeCollect):
+    """The shipped collect (``nbgrader collect --update``) for one student of one assignment,
+    which says which hand-in nbgrader's rule picks before it copies anything: the latest, or
+    with ``ExchangeCollect.before_duedate`` the latest before the due date. It weighs only
+    the hand-ins the service journaled (``times``: name -> the time each counts as) and
+    writes the journal's secret and time into the copy."""
 
-    def _sort_by_timestamp(self, records: list[dict]) -> list[dict]:
-        """nbgrader's order, leaving out folders another account wrote under the student's
-        name: a forged, later-dated one would otherwise win nbgrader's rule."""
-        own = [r for r in records
-               if not foreign_owner(Path(self.inbound_path) / r["filename"], r["username"])]
-        return super()._sort_by_timestamp(own)
+    def __init__(self, times: dict[str, float], secret: bytes, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.times = times
+        self.secret = secret
+
+    def _records(self) -> list[dict]:
+        return [r for r in super()._records() if r["filename"] in self.times]
+
+    def hand_in_time(self, hand_in: HandIn) -> float:
+        return self.times.get(hand_in.name, super().hand_in_time(hand_in))
 
     def chosen(self) -> str | None:
         """The inbound folder the rule picks for ``coursedir.student_id`` (after ``init_src``)."""
         return self.src_records[0]["filename"] if self.src_records else None
 
-    def do_copy(self, src: str, dest: str, log=None) -> None:
-        size = self.get_size(src)
-        if size > 1000 * self.coursedir.max_dir_size:
-            raise RuntimeError(f"the submission is {size} bytes, more than the course's limit "
-                               f"of {1000 * self.coursedir.max_dir_size} bytes")
-        shutil.copytree(src, dest, symlinks=True,
-                        ignore=ignore_patterns(exclude=self.coursedir.ignore,
-                                               include=self.coursedir.include,
-                                               max_file_size=self.coursedir.max_file_size,
-                                               log=self.log))
+    def finish_copy(self, staging: str, record: dict) -> None:
+        super().finish_copy(staging, record)
+        with open(os.path.join(staging, SECRET), "wb") as out:
+            out.write(self.secret)
 
 
 class Inbound:
-    """The course's inbound folder, read the way ``nbgrader collect`` reads it."""
+    """The course's inbound folder, listed only when it changed, each folder opened through
+    ``HandInPolicy``."""
 
     def __init__(self, config: Config) -> None:
         self.coursedir = CourseDirectory(config=config)
+        self.policy = HandInPolicy(config=config)
         self.reader = ExchangeCollect(coursedir=self.coursedir, config=config)
         self.course = Path(self.reader.root) / self.coursedir.course_id
         self.path = self.course / "inbound"
         self.feedback = self.course / "feedback"
+        self._listed: tuple[int, list[str]] = (-1, [])
 
-    def complete(self, known: set[str]) -> tuple[list[Record], list[str]]:
-        """Submissions not in ``known`` that nbgrader's submit has finished writing (its last
-        file, the secret, is there), and the names it could not read."""
-        found, unreadable = [], []
-        with os.scandir(self.path) as entries:
-            names = [e.name for e in entries if e.name not in known and e.is_dir()]
-        for name in names:
-            if not _secret(self.path / name):
-                continue  # nbgrader submit is still copying
-            try:
-                record = self.reader._path_to_record(name)  # nbgrader's own parser
-                assignment = name.rsplit("+", 3)[1]
-            except (ExchangeError, ValueError, IndexError):
-                unreadable.append(name)
-                continue
-            found.append(Record(name, record["username"], assignment, epoch(record["timestamp"])))
-        return found, unreadable
+    def names(self) -> list[str]:
+        """The entries of inbound; listed again only when its mtime moved or is recent."""
+        fd = os.open(self.path, READ | os.O_DIRECTORY)
+        try:
+            mtime = os.fstat(fd).st_mtime_ns
+            if mtime != self._listed[0] or time.time() - mtime / 1e9 < RECENT:
+                self._listed = (mtime, os.listdir(fd))
+            return self._listed[1]
+        finally:
+            os.close(fd)
 
-    def impostor(self, record: Record) -> str | None:
-        """Why the account that wrote a submission may not hand it in under its student's name,
-        if it may not (nbgrader's collect only warns, ``ExchangeCollect.check_owner``)."""
-        owner = foreign_owner(self.path / record.name, record.student)
-        return owner and f"handed in by the account {owner!r} under the name of " \
-                         f"{record.student!r}"
+    def open(self, name: str, students: set[str]) -> HandIn:
+        fd = os.open(self.path, READ | os.O_DIRECTORY)
+        try:
+            return self.policy.open(fd, name, students)
+        finally:
+            os.close(fd)
 
-    def notice(self, name: str, outcome: str, **details: object) -> int:
-        """Release a page for each notebook of submission ``name`` where nbgrader's
-        ``fetch_feedback`` looks for that submission's feedback; returns how many."""
-        folder = self.path / name
-        notebooks = sorted(p.stem for p in folder.glob("*.ipynb")) or [details.get(
-            "assignment", "")]
+    def secret(self, hand_in: HandIn) -> bytes:
+        """A hand-in's secret: bytes, capped; refused unless text as nbgrader writes it."""
+        secret = read_file(hand_in.fd, SECRET, self.policy.max_secret_bytes)
+        try:
+            if secret.decode("ascii").strip():
+                return secret
+        except UnicodeDecodeError:
+            pass
+        raise Refused(f"its {SECRET} is not the text nbgrader's submit writes")
+
+    def timestamp(self, hand_in: HandIn) -> str:
+        """A hand-in's timestamp.txt, capped."""
+        text = read_file(hand_in.fd, "timestamp.txt", self.policy.max_timestamp_bytes)
+        return text.decode("utf-8", "replace").strip()
+
+    def notebooks(self, hand_in: HandIn) -> list[str]:
+        names = os.listdir(hand_in.fd)
+        return sorted(n[:-6] for n in names if n.endswith(".ipynb"))[:MAX_NOTEBOOKS]
+
+    def notice(self, secret: str | None, notebooks: list[str], outcome: str,
+               **details: object) -> int:
+        """Release a page for each of ``notebooks`` where nbgrader's ``fetch_feedback`` looks
+        for that hand-in's feedback (none without a text ``secret``); returns how many."""
+        if not secret:
+            return 0
         self.feedback.mkdir(mode=0o755, exist_ok=True)
-        for notebook in notebooks:
+        for notebook in notebooks or [details.get("assignment", "")]:
             page = _pages.get_template("notice.html.j2").render(
                 outcome=outcome, notebook=notebook, now=utc(time.time()), utc=utc, **details)
-            target = feedback_page(self.course, name, notebook)
+            target = self.feedback / f"{notebook_hash(secret=secret, notebook_id=notebook)}.html"
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             tmp.write_text(page)
             tmp.chmod(0o644)
@@ -130,27 +134,12 @@ class Inbound:
 
 
 def feedback_page(course: Path, name: str, notebook: str) -> Path:
-    """Where nbgrader's ``fetch_feedback`` looks for the page of ``notebook`` of submission
+    """Where nbgrader's ``fetch_feedback`` looks for the page of ``notebook`` of hand-in
     ``name`` (``course``: the course's folder in the exchange)."""
-    secret = _secret(course / "inbound" / name)
+    fd = os.open(course / "inbound" / name, READ | os.O_DIRECTORY)
+    try:
+        secret = read_file(fd, SECRET, 1024).decode("ascii").strip()
+    finally:
+        os.close(fd)
     return course / "feedback" / f"{notebook_hash(secret=secret, notebook_id=notebook)}.html"
 
-
-def foreign_owner(folder: Path, student: str) -> str | None:
-    """The account that owns a submission's folder if it is neither the student's nor the
-    service's own (nor root's)."""
-    uid = folder.stat().st_uid
-    if uid in (os.getuid(), 0):
-        return None
-    try:
-        owner = pwd.getpwuid(uid).pw_name
-    except KeyError:
-        owner = f"uid {uid}"
-    return None if owner == student else owner
-
-
-def _secret(folder: Path) -> str:
-    try:
-        return (folder / SECRET).read_text()
-    except OSError:
-        return ""

@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS submission (
     name TEXT PRIMARY KEY,          -- the inbound folder's name
     student TEXT NOT NULL,
     assignment TEXT NOT NULL,
-    submitted REAL NOT NULL,        -- nbgrader's timestamp, seconds since the epoch (UTC)
+    submitted REAL NOT NULL,        -- the time it counts as, seconds since the epoch (UTC)
     seen REAL NOT NULL,             -- when the service first saw it complete
     state TEXT NOT NULL,
     not_before REAL,                -- queued by the rate limit until then
@@ -37,11 +37,18 @@ CREATE TABLE IF NOT EXISTS submission (
     attempts INTEGER NOT NULL DEFAULT 0,
     score REAL,
     max_score REAL,
-    reason TEXT
+    reason TEXT,
+    claimed REAL,                   -- nbgrader's timestamp, from the folder's name
+    flagged INTEGER NOT NULL DEFAULT 0,  -- claimed and submitted differ
+    secret BLOB,                    -- submission_secret.txt, read once at scan time
+    stamp TEXT,                     -- timestamp.txt, read once at scan time
+    notebooks TEXT                  -- its notebooks' names, one a line
 );
 CREATE INDEX IF NOT EXISTS by_student ON submission (student, assignment, submitted);
 CREATE INDEX IF NOT EXISTS by_state ON submission (state);
 """
+ADDED = {"claimed": "REAL", "flagged": "INTEGER NOT NULL DEFAULT 0", "secret": "BLOB",
+         "stamp": "TEXT", "notebooks": "TEXT"}  # columns a journal made before them lacks
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,19 @@ class Row:
     score: float | None
     max_score: float | None
     reason: str | None
+    claimed: float | None = None
+    flagged: int = 0
+    secret: bytes | None = None
+    stamp: str | None = None
+    notebooks: str | None = None
+
+    @property
+    def secret_text(self) -> str | None:
+        """The secret as nbgrader's fetch_feedback reads it, if it is text."""
+        try:
+            return self.secret.decode("ascii").strip() or None if self.secret else None
+        except UnicodeDecodeError:
+            return None
 
 
 class Journal:
@@ -71,6 +91,15 @@ class Journal:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")  # a committed move survives power loss
         self.db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Add the columns a journal of an earlier version lacks."""
+        with self._write() as db:
+            have = {row[1] for row in db.execute("PRAGMA table_info(submission)")}
+            for column, kind in ADDED.items():
+                if column not in have:
+                    db.execute(f"ALTER TABLE submission ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self.db.close()
@@ -88,13 +117,18 @@ class Journal:
     def known(self) -> set[str]:
         return {name for (name,) in self.db.execute("SELECT name FROM submission")}
 
-    def add(self, name: str, student: str, assignment: str, submitted: float) -> bool:
+    def add(self, name: str, student: str, assignment: str, submitted: float,
+            seen: float | None = None, claimed: float | None = None, flagged: bool = False,
+            secret: bytes | None = None, stamp: str | None = None,
+            notebooks: list[str] = ()) -> bool:
         """Record a newly seen submission; False if it was known already."""
         with self._write() as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO submission (name, student, assignment, submitted, seen, "
-                "state) VALUES (?, ?, ?, ?, ?, ?)",
-                (name, student, assignment, submitted, time.time(), PENDING))
+                "state, claimed, flagged, secret, stamp, notebooks) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, student, assignment, submitted, seen or time.time(), PENDING, claimed,
+                 int(flagged), secret, stamp, "\n".join(notebooks)))
             return cursor.rowcount == 1
 
     def rows(self, *states: str) -> list[Row]:
@@ -107,6 +141,16 @@ class Journal:
     def get(self, name: str) -> Row:
         row = self.db.execute("SELECT * FROM submission WHERE name = ?", (name,)).fetchone()
         return Row(*row)
+
+    def hand_ins(self, student: str, assignment: str) -> list[Row]:
+        return [Row(*row) for row in self.db.execute(
+            "SELECT * FROM submission WHERE student = ? AND assignment = ?",
+            (student, assignment))]
+
+    def added_since(self, student: str, since: float) -> int:
+        """How many hand-ins of ``student`` the service first saw since ``since``."""
+        return self.db.execute("SELECT count(*) FROM submission WHERE student = ? AND "
+                               "seen >= ?", (student, since)).fetchone()[0]
 
     def recover(self) -> int:
         """After a crash: attempts that were running go back to pending (their steps are
@@ -127,7 +171,8 @@ class Journal:
 
     def finish(self, name: str, state: str, finished: float, reason: str | None = None,
                score: float | None = None, max_score: float | None = None) -> None:
-        assert state in TERMINAL, state
+        if state not in TERMINAL:
+            raise ValueError(f"{state!r} is not a terminal state")
         with self._write() as db:
             db.execute("UPDATE submission SET state = ?, finished = ?, reason = ?, score = ?, "
                        "max_score = ? WHERE name = ?",

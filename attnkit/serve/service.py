@@ -23,12 +23,12 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
-from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
 from traitlets import Enum, Float, Int, Unicode
 from traitlets.config import LoggingConfigurable
 
 from attnkit import course
+from attnkit.deploy.handin import SAFE_ID, Refused, parse_stamp, roster, shown
 from attnkit.grading import grader
 from attnkit.grading.cluster import default_workers
 from attnkit.review import regrades
@@ -47,6 +47,8 @@ from attnkit.serve.task import Result, kernel_arguments, process
 
 log = logging.getLogger("attnkit.serve")
 STUCK_WORKERS = 4  # workers beyond `active`, for gradings stuck in loops
+ROSTER_REFRESH = 1.0  # seconds between reads of the roster when an unknown id shows up
+LOOK_AGAIN = 30.0  # at most this many seconds between looks at a folder not yet complete
 
 
 def _period(seconds: float) -> str:
@@ -84,6 +86,12 @@ class GradeOnSubmit(LoggingConfigurable):
                       "of a notebook's grading time): always, never, or when idle: no "
                       "other submission waits and at most half of active are grading."
                  ).tag(config=True)
+    hand_in_limit = Int(30, help="Hand-ins of one student taken in per hand_in_period; "
+                                 "later ones wait in inbound, unread (no secret read, no "
+                                 "journal row, no page), until the period allows them."
+                        ).tag(config=True)
+    hand_in_period = Float(3600.0, help="The hand-in limit's window, in seconds.").tag(
+        config=True)
     max_attempts = Int(3, help="A submission whose grading was cut short (the service or a "
                                "worker killed) this many times fails.").tag(config=True)
 
@@ -99,8 +107,12 @@ class GradeOnSubmit(LoggingConfigurable):
         self.woken = threading.Event()  # set by stop and by every finished task
         self.running: dict[str, object] = {}  # name -> future
         self._warming: list = []  # the spares' warm-ups, held so Dask keeps their tasks
-        self.students: set[str] = set()
+        self.students: set[str] = set()  # the roster
+        self._roster_read = 0.0
         self.others: set[str] = set()  # submissions of assignments this service leaves alone
+        self.ignored: set[str] = set()  # entries that are no hand-in, looked at once
+        self.later: dict[str, tuple[float, float]] = {}  # name -> (next look, delay)
+        self._names: list[str] | None = None  # inbound's last listing
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -128,8 +140,7 @@ class GradeOnSubmit(LoggingConfigurable):
             log.warning("resuming %d submission(s) whose grading was cut short", recovered)
         for assignment in self.assignments:
             grader.prepare_gradebook(self.course_config, assignment, [])
-        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
-            self.students = {s.id for s in gb.students}
+        self._read_roster()
         workers = self.workers or self._active() + STUCK_WORKERS  # of a local cluster
         # one regrade run for the service's session: its workers record the audit, and the
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
@@ -175,22 +186,95 @@ class GradeOnSubmit(LoggingConfigurable):
         self.woken.clear()
 
     def scan(self) -> None:
-        """Journal every newly completed submission; answer unreadable ones at once."""
-        found, unreadable = self.inbound.complete(self.journal.known() | self.others)
-        for record in found:
-            if record.assignment not in self.assignments:
-                self.others.add(record.name)  # the instructor collects it; no page of ours
+        """Journal every newly completed hand-in, each in its own guard; answer unreadable
+        ones at once. Folders not yet complete are looked at again less and less often."""
+        now = time.time()
+        names = self.inbound.names()
+        if names is not self._names:  # forget what is gone, look at everything new
+            self._names = names
+            present = set(names)
+            self.ignored &= present
+            self.others &= present
+            self.later = {n: when for n, when in self.later.items() if n in present}
+        else:  # the same listing: only the folders due for another look
+            names = [n for n, (when, _) in self.later.items() if when <= now]
+        known = self.journal.known()
+        budget: dict[str, int] = {}  # folders of each student this scan may still open
+        for name in names:
+            if name in known or name in self.ignored or name in self.others or \
+                    self.later.get(name, (0.0, 0.0))[0] > now:
                 continue
-            if self.journal.add(record.name, record.student, record.assignment,
-                                record.submitted):
-                log.info("new submission %s", record.name)
-                refused = self.inbound.impostor(record)
-                if refused:
-                    self._notify_finish(record.name, FAILED, f"not graded: {refused}")
-        for name in unreadable:
-            if self.journal.add(name, name.split("+")[0], "?", 0.0):
-                self._notify_finish(name, FAILED, "the submission's folder name is not "
-                                    "nbgrader's student+assignment+timestamp")
+            try:
+                self._look(name, now, budget)
+            except Exception as error:  # noqa: BLE001 - one entry never stops the service
+                self.ignored.add(name)
+                log.warning("ignored %s: %s", shown(name), shown(f"{type(error).__name__}: "
+                                                                 f"{error}", 300))
+
+    def _look(self, name: str, now: float, budget: dict[str, int]) -> None:
+        parts = name.rsplit("+", 3)
+        if len(parts) < 3 or not self._on_roster(parts[0]):
+            self._defer(name, now, 60.0)  # nothing of an id off the roster is printed
+            return
+        student, assignment = parts[0], parts[1]
+        if assignment not in self.assignments:
+            self.others.add(name)  # the instructor collects it; no page of ours
+            return
+        if student not in budget:
+            budget[student] = self.hand_in_limit - self.journal.added_since(
+                student, now - self.hand_in_period)
+        if budget[student] <= 0:  # the cap, before any work is spent on the folder
+            self._defer(name, now, 60.0)
+            return
+        budget[student] -= 1
+        try:
+            hand_in = self.inbound.open(name, self.students)
+        except Refused as why:  # a link, not a folder, another account's: no hand-in at all
+            self.ignored.add(name)
+            log.warning("ignored %s: %s", shown(name), why)
+            return
+        with hand_in:
+            if not hand_in.complete():
+                self._defer(name, now, LOOK_AGAIN)  # nbgrader submit is still copying
+                return
+            reasons, secret, stamp, notebooks, claimed = [], None, None, [], None
+            try:
+                secret = self.inbound.secret(hand_in)
+                notebooks = self.inbound.notebooks(hand_in)
+            except Refused as why:
+                reasons.append(str(why))
+            try:
+                claimed = hand_in.claimed()
+                stamp = self.inbound.timestamp(hand_in)
+                parse_stamp(stamp, "its timestamp.txt")
+            except Refused as why:
+                reasons.append(str(why))
+            bound = min(hand_in.info.st_ctime, now)
+            submitted = bound if claimed is None else self.inbound.policy.bounded(claimed, bound)
+        flagged = claimed is None or abs(claimed - submitted) > self.poll_interval
+        if not self.journal.add(name, student, assignment, submitted, seen=now,
+                                claimed=claimed, flagged=flagged, secret=secret, stamp=stamp,
+                                notebooks=notebooks):
+            return
+        log.info("new submission %s%s", shown(name), f" (its own time differs: counted as "
+                 f"handed in at {utc(submitted)})" if flagged and claimed is not None else "")
+        if reasons:
+            self._notify_finish(name, FAILED, "not graded: " + "; ".join(reasons))
+
+    def _defer(self, name: str, now: float, longest: float) -> None:
+        delay = min(max(self.later.get(name, (0.0, 0.0))[1] * 2, self.poll_interval), longest)
+        self.later[name] = (now + delay, delay)
+
+    def _on_roster(self, student: str) -> bool:
+        if not SAFE_ID.fullmatch(student):
+            return False
+        if student not in self.students and time.time() - self._roster_read > ROSTER_REFRESH:
+            self._read_roster()
+        return student in self.students
+
+    def _read_roster(self) -> None:
+        self.students = roster(self.coursedir)
+        self._roster_read = time.time()
 
     def dispatch(self, client, kernel: str | None) -> None:
         """Start the oldest waiting submission of every student and assignment that has none
@@ -216,6 +300,10 @@ class GradeOnSubmit(LoggingConfigurable):
                 later += 1
                 continue
             row = rows[0]
+            if row.secret_text is None or row.student not in self.students:
+                self._notify_finish(row.name, FAILED, "not graded: its secret was not kept "
+                                    "or its student is no longer on the roster")
+                continue
             if row.attempts >= self.max_attempts:
                 self._notify_finish(row.name, FAILED, f"grading was cut short {row.attempts} "
                                     f"times (the grading service or its worker stopped)")
@@ -228,7 +316,11 @@ class GradeOnSubmit(LoggingConfigurable):
         idle = len(ready) + later <= free and fresh + len(ready) <= max(limit // 2, 1)
         plots = self.plots == "always" or (self.plots == "when idle" and idle)
         for row in ready[:free]:
-            self._start(client, kernel, row, plots)
+            try:
+                self._start(client, kernel, row, plots)
+            except Exception as error:  # noqa: BLE001 - one hand-in never stops the service
+                self.running.pop(row.name, None)
+                self._notify_finish(row.name, FAILED, f"{type(error).__name__}: {error}"[:300])
 
     def _active(self, threads: int = 0) -> int:
         """``active``, or its default: two per core and one on the local cluster, all
@@ -238,25 +330,23 @@ class GradeOnSubmit(LoggingConfigurable):
         return threads if self.scheduler else 2 * default_workers() + 1
 
     def _start(self, client, kernel: str | None, row: Row, plots: bool) -> None:
-        if row.student not in self.students:
-            with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
-                gb.update_or_create_student(row.student)
-            self.students.add(row.student)
+        times = {r.name: r.submitted for r in self.journal.hand_ins(row.student, row.assignment)
+                 if r.secret_text and not (r.state == FAILED and r.started is None)}
         self.journal.start(row.name)
         self.running[row.name] = client.submit(
             process, str(self.root), self.coursedir.db_url, kernel, row.name, row.student,
-            row.assignment, plots, pure=False, key=f"serve-{row.name}-{row.attempts + 1}")
+            row.assignment, plots, row.secret, times, pure=False,
+            key=f"serve-{row.name}-{row.attempts + 1}")
         self.running[row.name].add_done_callback(lambda _: self.woken.set())
 
     def _queue(self, rows: list[Row], when: float) -> None:
         for row in rows:
             if row.state == QUEUED and row.not_before == when:
                 continue
-            self.inbound.notice(row.name, QUEUED, submitted=row.submitted, not_before=when,
-                                assignment=row.assignment, limit=self.rate_limit,
-                                period=_period(self.rate_period))
+            self._notice(row, QUEUED, not_before=when, limit=self.rate_limit,
+                         period=_period(self.rate_period))
             self.journal.queue(row.name, when, f"rate limit: queued until {utc(when)}")
-            log.info("queued %s until %s", row.name, utc(when))
+            log.info("queued %s until %s", shown(row.name), utc(when))
 
     def finish_done(self) -> None:
         for name, future in list(self.running.items()):
@@ -271,22 +361,30 @@ class GradeOnSubmit(LoggingConfigurable):
             if result.state == GRADED:
                 self.journal.finish(name, GRADED, result.released, score=result.score,
                                     max_score=result.max_score)
-                log.info("graded %s: %g / %g%s", name, result.score, result.max_score,
+                log.info("graded %s: %g / %g%s", shown(name), result.score, result.max_score,
                          " (its grades were saved before the service stopped)"
                          if result.resumed else "")
             elif result.state in (SUPERSEDED, NOT_COUNTED) and result.counted:
-                self.inbound.notice(name, result.state, submitted=row.submitted,
-                                    counted=result.counted, assignment=row.assignment)
+                self._notice(row, result.state, counted=result.counted)
                 self.journal.finish(name, result.state, time.time(), reason=result.reason)
             else:
                 self._notify_finish(name, FAILED, result.reason or "unknown")
 
     def _notify_finish(self, name: str, state: str, reason: str) -> None:
+        """Finish a hand-in, its page released if one can be: the row ends whatever the
+        page does, so no row can come back to fail the same way."""
         row = self.journal.get(name)
-        self.inbound.notice(name, state, submitted=row.submitted, reason=reason,
-                            assignment=row.assignment)
+        self._notice(row, state, reason=reason)
         self.journal.finish(name, state, time.time(), reason=reason)
-        log.warning("%s %s: %s", state, name, reason)
+        log.warning("%s %s: %s", state, shown(name), shown(reason, 300))
+
+    def _notice(self, row: Row, outcome: str, **details: object) -> None:
+        notebooks = [n for n in (row.notebooks or "").split("\n") if n]
+        try:
+            self.inbound.notice(row.secret_text, notebooks, outcome, submitted=row.submitted,
+                                assignment=row.assignment, **details)
+        except Exception as error:  # noqa: BLE001 - a page is not worth the service
+            log.warning("no page for %s: %s", shown(row.name), shown(str(error), 300))
 
 
 # -- command line ----------------------------------------------------------------------------

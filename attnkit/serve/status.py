@@ -9,6 +9,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from attnkit.deploy.handin import shown
 from attnkit.serve.exchange import _pages, utc
 from attnkit.serve.journal import (
     FAILED,
@@ -99,8 +100,8 @@ def main(args: argparse.Namespace) -> int:
     print(f"submit to feedback: p50 {_seconds(now.p50)}, p95 {_seconds(now.p95)}, "
           f"max {_seconds(now.max)}")
     for failure in now.failed:
-        print(f"  FAILED {failure['student']} {failure['assignment']} ({failure['submitted']}): "
-              f"{failure['reason']}")
+        print(f"  FAILED {shown(failure['student'])} {shown(failure['assignment'])} "
+              f"({failure['submitted']}): {shown(failure['reason'] or '', 300)}")
     return 0
 
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nbgrader.api import Gradebook
-from nbgrader.utils import parse_utc, temp_attrs
+from nbgrader.utils import temp_attrs
 from traitlets.utils.importstring import import_item
 
 from attnkit.grading import grader
 from attnkit.pipeline import intake
-from attnkit.serve.exchange import SECRET, CollectOne, epoch
+from attnkit.serve.exchange import SECRET, CollectOne
 from attnkit.serve.journal import FAILED, GRADED, JOURNAL, NOT_COUNTED, SUPERSEDED
 from attnkit.upstream.gradebook import shared_engine
 
@@ -49,41 +49,35 @@ class Result:
 
 
 def process(root: str, db_url: str, kernel: str | None, name: str, student: str,
-            assignment: str, plots: bool = True) -> Result:
+            assignment: str, plots: bool, secret: bytes, times: dict[str, float]) -> Result:
     """Collect, grade and release feedback for submission ``name`` (with its plots drawn,
-    or not); never raises for a bad submission."""
+    or not), weighing the student's hand-ins at the times the service gave them
+    (``times``) and keeping the secret it read (``secret``); never raises for a bad
+    submission."""
     with grader._LOCK, shared_engine():
         api = grader._worker_api(root, db_url, kernel, kernel_arguments(plots))
         _marking(api)
         coursedir = api.coursedir
         with temp_attrs(coursedir, assignment_id=assignment, student_id=student):
-            collect = CollectOne(coursedir=coursedir, authenticator=api.authenticator,
-                                 parent=api)
+            collect = CollectOne(times, secret, coursedir=coursedir,
+                                 authenticator=api.authenticator, parent=api)
             collect.update = True
             try:
                 collect.init_src()
                 chosen = collect.chosen()
                 if chosen != name:
-                    counted = collect.src_records[0]["timestamp"] if chosen else None
-                    mine = collect._path_to_record(name)["timestamp"]
-                    return Result(SUPERSEDED if counted and counted > mine else NOT_COUNTED,
-                                  reason=f"nbgrader's rule counts {chosen}",
-                                  counted=epoch(counted) if counted else None)
+                    counted = collect.src_records[0]["seconds"] if chosen else None
+                    return Result(SUPERSEDED if counted and counted > times[name]
+                                  else NOT_COUNTED, reason=f"nbgrader's rule counts {chosen}",
+                                  counted=counted)
                 collect.init_dest()
-                collect.copy_files()
+                collect.collect(collect.src_records[0])
             except Exception as error:  # noqa: BLE001 - the student is told why
                 return Result(FAILED, reason=f"collect: {type(error).__name__}: {error}"[:300])
         submitted = Path(coursedir.format_path(coursedir.submitted_directory, student,
                                                assignment))
-        secret = (submitted / SECRET).read_text()
-        stamp = (submitted / "timestamp.txt").read_text().strip()
-        try:
-            parse_utc(stamp)
-        except (ValueError, OverflowError):  # nbgrader's own message is an AttributeError
-            return Result(FAILED, reason=f"its timestamp.txt is not a timestamp nbgrader can "
-                                         f"read: {stamp[:80]!r}")
         intake.prepare(Path(root), assignment, student)
-        resumed = _graded(_mark(root, student, assignment), secret)
+        resumed = _graded(_mark(root, student, assignment), (submitted / SECRET).read_text())
         if not resumed:
             result = api.autograde(assignment, student, force=True, create=False)
             reason = (grader.missing_grades(coursedir, assignment, student)

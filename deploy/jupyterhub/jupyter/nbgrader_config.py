@@ -16,3 +16,7 @@ c.Exchange.path_includes_course = False
 c.ExchangeSubmit.add_random_string = True
 # ...and its files are readable by the course's staff group only, not by every user.
 c.ExchangeFactory.submit = "attnkit.deploy.exchange.PrivateSubmit"
+# Collect (the instructor's `nbgrader collect`, formgrader's Collect button) reads inbound
+# without following links, takes only hand-ins owned by the account of a student on the
+# gradebook's roster, and bounds each one's timestamp by its folder's ctime.
+c.ExchangeFactory.collect = "attnkit.deploy.exchange.SafeCollect"

@@ -1,0 +1,441 @@
+"""The exchange's inbound folder attacked by students' shells, with `attnkit serve` running as
+the ordinary instructor on the kit's hub layout.
+
+Inbound is writable by every local user: a student can put any name there, links, FIFOs,
+huge sparse files, clocks set to 1999 or 2099. Each test plants what a student could, as that
+student (setpriv to their uid), then checks what reached the journal, the gradebook, the
+submitted copies, the log and the instructor's terminal, and that the service still serves.
+"""
+
+from __future__ import annotations
+
+import json
+import pwd
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytest.register_assert_rewrite("hub_site")
+from hub_site import PS1, PS2, HubSite, hub_site  # noqa: E402
+
+from attnkit.deploy import site as deploy  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.root]
+
+RATE_PERIOD = 15.0
+CONFIG = f"""
+c.GradeOnSubmit.rate_limit = 1
+c.GradeOnSubmit.rate_period = {RATE_PERIOD}
+c.GradeOnSubmit.plots = "never"
+"""
+SECRET = "submission_secret.txt"
+XSS = 'x";document.title="XSS-"+document.domain;"'
+FAKE_STATUS = "\x1b[2K\rgraded 999, failed 0"
+
+# Run by a student: a hand-in written the way nbgrader's submit writes one, or a forgery.
+HAND_IN = r"""
+import json, os, sys
+
+def hand_in(spec):
+    folder = os.path.join(spec["inbound"], spec["name"])
+    if spec.get("link") is not None:
+        os.symlink(spec["link"], folder)
+    else:
+        os.mkdir(folder)
+    if spec.get("notebook"):
+        with open(spec["notebook"], "rb") as src, \
+             open(os.path.join(folder, os.path.basename(spec["notebook"])), "wb") as dst:
+            dst.write(src.read())
+    if spec.get("timestamp") is not None:
+        with open(os.path.join(folder, "timestamp.txt"), "w") as fh:
+            fh.write(spec["timestamp"])
+    secret = os.path.join(folder, "submission_secret.txt")
+    kind = spec.get("secret", "text")
+    if kind == "text":
+        with open(secret, "w") as fh:
+            fh.write(os.urandom(16).hex())
+    elif kind == "fifo":
+        os.mkfifo(secret)
+    elif kind == "latin1":
+        with open(secret, "wb") as fh:
+            fh.write(b"\xff\xfe not utf-8 \xe9")
+    elif kind == "sparse":
+        with open(secret, "wb") as fh:
+            fh.truncate(64 << 30)
+
+for spec in json.loads(sys.argv[1]):
+    hand_in(spec)
+"""
+# Run by a student: many folders with nothing in them.
+JUNK = r"""
+import os, sys
+inbound, student, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for i in range(count):
+    name = f"{student}+ps1_self_attention+2026-01-01 00:00:00.000000 UTC+junk{i}"
+    os.mkdir(os.path.join(inbound, name))
+"""
+# Run by the instructor: the service's journal, read-only, as JSON rows.
+JOURNAL = r"""
+import json, sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+db.row_factory = sqlite3.Row
+print(json.dumps([dict(r) for r in db.execute("SELECT * FROM submission")], default=repr))
+"""
+
+
+def stamp(seconds: float) -> str:
+    """nbgrader's timestamp format."""
+    return time.strftime("%Y-%m-%d %H:%M:%S.000000 UTC", time.gmtime(seconds))
+
+
+@dataclass
+class Service:
+    hub: HubSite
+    proc: subprocess.Popen | None = None
+    planted: list[Path] = field(default_factory=list)  # removed after each test
+
+    @property
+    def log(self) -> Path:
+        return self.hub.site.state / "serve.log"
+
+    @property
+    def inbound(self) -> Path:
+        return self.hub.site.exchange / self.hub.site.course_id / "inbound"
+
+    def start(self) -> None:
+        entry = pwd.getpwnam(self.hub.instructor)
+        env = {"HOME": entry.pw_dir, "USER": entry.pw_name, "LOGNAME": entry.pw_name,
+               "LANG": "C.UTF-8", "PATH": f"{deploy.BIN}:/usr/local/bin:/usr/bin:/bin",
+               **self.hub.site.env()}
+        command = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
+                   "--init-groups", "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
+                   "attnkit", "serve", PS1, "--workers", "1"]
+        mark = len(self.log.read_text()) if self.log.exists() else 0
+        with self.log.open("a") as out:
+            self.proc = subprocess.Popen(command, cwd=self.hub.site.course_root, stdout=out,
+                                         stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 240
+        while "serving" not in self.log.read_text()[mark:]:
+            assert self.proc.poll() is None, self.log.read_text()[-3000:]
+            assert time.monotonic() < deadline, self.log.read_text()[-3000:]
+            time.sleep(0.5)
+
+    def stop(self, timeout: float = 60) -> int | None:
+        """SIGTERM; the exit status, or None if it had to be killed."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.terminate()
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return None
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def hand_in(self, student: str, name: str | None = None, assignment: str = PS1,
+                when: float | None = None, **spec) -> str:
+        """A hand-in written by ``student``'s account (nbgrader's layout unless ``spec`` says
+        otherwise); returns its folder's name."""
+        when = time.time() if when is None else when
+        name = name or f"{student}+{assignment}+{stamp(when)}+{secrets.token_hex(4)}"
+        notebook = self.hub.site.exchange / self.hub.site.course_id / "outbound" / \
+            assignment / f"{assignment}.ipynb"
+        spec = {"inbound": str(self.inbound), "name": name, "notebook": str(notebook),
+                "timestamp": stamp(when), **spec}
+        self.planted.append(self.inbound / name)
+        if spec.get("link") is not None:  # what is written through it lands in inbound
+            self.planted += [self.inbound / n for n in ("timestamp.txt", SECRET,
+                                                         Path(notebook).name)]
+        self.hub.as_user(student, ["python", "-c", HAND_IN, json.dumps([spec])])
+        return name
+
+    def clear(self) -> None:
+        """Remove what the last test planted (as root)."""
+        for path in self.planted:
+            if path.is_symlink() or path.is_file() or path.is_fifo():
+                path.unlink()
+            elif path.exists():
+                shutil.rmtree(path)
+        self.planted.clear()
+
+    def journal(self) -> dict[str, dict]:
+        path = self.hub.site.course_root / ".attnkit" / "serve" / "journal.db"
+        result = self.hub.as_user(self.hub.instructor, ["python", "-c", JOURNAL, str(path)])
+        return {row["name"]: row for row in json.loads(result.stdout)}
+
+    def settle(self, timeout: float = 60) -> None:
+        """Until the service has scanned past everything planted so far: a fresh hand-in of
+        the barrier student (whose folder name nbgrader cannot read) is in the journal."""
+        barrier = self.hub.students[-1]
+        name = self.hand_in(barrier, f"{barrier}+{PS1}+not a time+{secrets.token_hex(4)}")
+        self.wait(f"the service to scan {name}", lambda: name in self.journal(), timeout)
+
+    def wait(self, what: str, test, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while not test():
+            assert self.alive(), f"the service died waiting for {what}:\n" + \
+                self.log.read_text()[-3000:]
+            assert time.monotonic() < deadline, f"timed out waiting for {what}:\n" + \
+                self.log.read_text()[-3000:]
+            time.sleep(0.3)
+
+    def students_in_gradebook(self) -> set[str]:
+        result = self.hub.instructor_run("python", "-c", (
+            "import json, sqlite3, sys\n"
+            "db = sqlite3.connect(f'file:{sys.argv[1]}?mode=ro', uri=True)\n"
+            "print(json.dumps([r for (r,) in db.execute('SELECT id FROM student')]))"),
+            str(self.hub.site.course_root / "gradebook.db"))
+        return set(json.loads(result.stdout))
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Service]:
+    """Nine students (the last one the barrier's), ps1 graded on submit, ps2 released for the
+    instructor's own collect."""
+    with hub_site(students=9) as hub:
+        with (hub.site.course_root / "nbgrader_config.py").open("a") as config:
+            config.write(CONFIG)
+        for assignment in (PS1, PS2):
+            hub.instructor_run("nbgrader", "generate_assignment", assignment, "--force")
+            hub.instructor_run("nbgrader", "release_assignment", assignment, "--force")
+        service = Service(hub)
+        service.start()
+        try:
+            yield service
+        finally:
+            service.stop()
+
+
+@pytest.fixture
+def service(site: Service) -> Iterator[Service]:
+    """The module's service, started again if an earlier test left it dead; what the test
+    planted is removed afterwards."""
+    if not site.alive():
+        site.start()
+    try:
+        yield site
+    finally:
+        site.clear()
+
+
+# -- item 2: inbound is read, never followed -------------------------------------------------
+
+def test_a_link_in_inbound_is_not_a_hand_in(service: Service) -> None:
+    """``inbound/<me>+ps1+<ts>+x -> .`` with a secret, a timestamp and a notebook written
+    through it into inbound itself: it passed for the instructor's own folder, and the whole
+    inbound (every student's secret) was copied into the attacker's grading."""
+    attacker = service.hub.students[0]
+    name = service.hand_in(attacker, link=".")
+    assert (service.inbound / "submission_secret.txt").exists()  # written through the link
+    service.settle()
+    row = service.journal().get(name)
+    assert row is None or row["state"] == "failed", row
+    copied = service.hub.site.course_root / "submitted" / attacker / PS1
+    assert not copied.exists() or not any(p.name.startswith(f"{attacker}+")
+                                          for p in copied.iterdir()), sorted(copied.iterdir())
+    assert service.alive()
+
+
+def test_ids_off_the_roster_reach_nothing(service: Service) -> None:
+    """Invented ids (a sock puppet with a rate limit of its own; a script for formgrader's
+    ``var student_id = "{{ student_id }}"``) in folders the attacker owns."""
+    attacker = service.hub.students[0]
+    names = [service.hand_in(attacker, f"{who}+{PS1}+{stamp(time.time())}+{secrets.token_hex(4)}")
+             for who in ("sock-puppet-1", XSS)]
+    service.settle()
+    journal = service.journal()
+    reached = [name for name in names if name in journal]
+    assert not reached, {name: journal[name] for name in reached}
+    assert not {"sock-puppet-1", XSS} & service.students_in_gradebook()
+    assert "sock-puppet-1" not in service.log.read_text()
+
+
+def test_a_hand_in_owned_by_another_account_is_refused(service: Service) -> None:
+    """A real folder under the victim's name, written by the attacker, refused; and the
+    victim's own folder written by the instructor's account (the owner the link trick gave)
+    is no hand-in of the victim's either."""
+    attacker, victim = service.hub.students[0], service.hub.students[1]
+    forged = service.hand_in(attacker, f"{victim}+{PS1}+{stamp(time.time())}+forged")
+    planted = service.hand_in(service.hub.instructor,
+                              f"{victim}+{PS1}+{stamp(time.time())}+instructor")
+    service.settle()
+    journal = service.journal()
+    for name in (forged, planted):
+        assert name not in journal or journal[name]["state"] == "failed", journal.get(name)
+
+
+def collect(service: Service, student: str) -> subprocess.CompletedProcess:
+    """The instructor's stock ``nbgrader collect`` of ps2 (not served) for ``student``."""
+    return service.hub.as_user(service.hub.instructor, [
+        "nbgrader", "collect", PS2, "--update", f"--student={student}"],
+        service.hub.site.course_root, check=False)
+
+
+def test_stock_collect_follows_no_link_and_takes_no_stranger(service: Service) -> None:
+    attacker = service.hub.students[1]
+    link = service.hand_in(attacker, assignment=PS2, link=".")
+    puppet = service.hand_in(attacker, f"sock-puppet-2+{PS2}+{stamp(time.time())}+p",
+                             assignment=PS2)
+    submitted = service.hub.site.course_root / "submitted"
+    for student in (attacker, "sock-puppet-2"):
+        collect(service, student)
+    copied = submitted / attacker / PS2
+    assert not copied.exists() or not any(p.name.startswith(f"{attacker}+")
+                                          for p in copied.iterdir()), (
+        f"collect followed {link}: {sorted(p.name for p in copied.iterdir())}")
+    assert not (submitted / "sock-puppet-2").exists(), f"collect took {puppet}"
+
+
+def test_stock_collect_bounds_a_back_dated_timestamp(service: Service) -> None:
+    """A folder name and timestamp.txt dated an hour back: the folder's ctime, which its
+    owner can only move later, bounds the time collect records."""
+    student = service.hub.students[2]
+    now = time.time()
+    service.hand_in(student, assignment=PS2, when=now - 3600)
+    result = collect(service, student)
+    copied = service.hub.site.course_root / "submitted" / student / PS2 / "timestamp.txt"
+    assert copied.exists(), result.stdout + result.stderr
+    recorded = copied.read_text().strip()
+    assert recorded >= stamp(now - 60), f"collect recorded {recorded}, an hour back"
+
+
+# -- item 4: time is the service's ------------------------------------------------------------
+
+def test_a_back_dated_hand_in_is_graded_as_late_as_it_came(service: Service) -> None:
+    student = service.hub.students[5]
+    now = time.time()
+    name = service.hand_in(student, when=now - 7200)
+    service.wait("its grading", lambda: service.journal().get(name, {}).get("state")
+                 in ("graded", "failed"), 240)
+    assert service.journal()[name]["state"] == "graded", service.journal()[name]
+    copied = service.hub.site.course_root / "submitted" / student / PS1 / "timestamp.txt"
+    recorded = copied.read_text().strip()  # what AssignLatePenalties reads
+    assert recorded >= stamp(now - 60), f"graded as submitted at {recorded}"
+
+
+def test_a_hand_in_dated_2099_does_not_freeze_later_ones(service: Service) -> None:
+    student = service.hub.students[6]
+    future = service.hand_in(student, when=4070908800.0)  # 2099-01-01
+    time.sleep(1.5)
+    genuine = service.hand_in(student)
+    service.wait("both", lambda: all(service.journal().get(n, {}).get("state") in
+                                     ("graded", "failed", "superseded", "not counted")
+                                     for n in (future, genuine)), 240)
+    journal = service.journal()
+    assert journal[genuine]["state"] == "graded", journal[genuine]
+    copied = service.hub.site.course_root / "submitted" / student / PS1 / "timestamp.txt"
+    assert not copied.read_text().startswith("2099"), copied.read_text()
+
+
+# -- item 3: one folder cannot stop the service ----------------------------------------------
+
+@pytest.mark.parametrize("secret", ["latin1", "sparse"])
+def test_an_odd_secret_fails_one_hand_in(service: Service, secret: str) -> None:
+    student = service.hub.students[3]
+    name = service.hand_in(student, secret=secret)
+    service.settle()
+    row = service.journal()[name]
+    assert row["state"] == "failed" and row["reason"], row
+    assert service.alive()
+
+
+def test_a_timestamp_past_every_calendar_fails_one_hand_in(service: Service) -> None:
+    student = service.hub.students[3]
+    name = service.hand_in(student, f"{student}+{PS1}+99999999999999999999999+x")
+    service.settle()
+    row = service.journal()[name]
+    assert row["state"] == "failed" and row["reason"], row
+
+
+def test_deleting_the_secret_of_a_queued_hand_in_fails_only_it(service: Service) -> None:
+    """A hand-in graded, the next queued by the rate limit; the student deletes the queued
+    one's secret, then the whole folder."""
+    student = service.hub.students[4]
+    first = service.hand_in(student)
+    second = service.hand_in(student)
+    service.wait("the queue", lambda: service.journal().get(second, {}).get("state")
+                 == "queued", 120)
+    folder = service.inbound / second
+    service.hub.as_user(student, ["rm", str(folder / "submission_secret.txt")])
+    time.sleep(1)
+    service.hub.as_user(student, ["rm", "-r", str(folder)])
+    service.wait("the queued one to end", lambda: service.journal()[second]["state"] in
+                 ("graded", "failed", "superseded", "not counted"), RATE_PERIOD + 240)
+    assert service.journal()[first]["state"] == "graded"
+    service.settle()
+
+
+# -- item 5 and 7: floods and names ----------------------------------------------------------
+
+def test_thirty_thousand_empty_folders_do_not_keep_the_coordinator_busy(
+        service: Service) -> None:
+    student = service.hub.students[7]
+    service.hub.as_user(student, ["python", "-c", JUNK, str(service.inbound), student,
+                                  "30000"])
+    try:
+        service.settle()
+        coordinator = psutil.Process(service.proc.pid)
+        before = sum(coordinator.cpu_times()[:2])
+        time.sleep(8)
+        busy = (sum(coordinator.cpu_times()[:2]) - before) / 8
+        assert busy < 0.15, f"the coordinator used {busy:.0%} of a core"
+        service.settle()
+    finally:
+        for path in service.inbound.glob(f"{student}+*+junk*"):
+            path.rmdir()
+
+
+def test_many_hand_ins_of_one_student_are_capped(service: Service) -> None:
+    """Hand-ins beyond c.GradeOnSubmit.hand_in_limit per hand_in_period: no row, no page."""
+    student = service.hub.students[7]
+    specs = [{"inbound": str(service.inbound), "name": f"{student}+{PS1}+flood+{i}"}
+             for i in range(200)]
+    service.planted += [service.inbound / spec["name"] for spec in specs]
+    service.hub.as_user(student, ["python", "-c", HAND_IN, json.dumps(specs)])
+    service.settle()
+    journaled = [n for n in service.journal() if n.startswith(f"{student}+")]
+    assert len(journaled) <= 30, f"{len(journaled)} hand-ins journaled"
+
+
+def test_names_are_printed_safely(service: Service) -> None:
+    """An escape sequence in a folder name cannot rewrite the instructor's terminal."""
+    student = service.hub.students[3]
+    service.hand_in(student, f"{student}+{PS1}+{FAKE_STATUS}+x")
+    service.settle()
+    status = service.hub.instructor_run("attnkit", "serve-status").stdout
+    for text, where in ((status, "serve-status"), (service.log.read_text(), "the log")):
+        assert "\x1b" not in text and "\r" not in text, f"{where}: {text[-2000:]!r}"
+
+
+# -- last: a FIFO, and SIGTERM --------------------------------------------------------------
+
+def test_a_fifo_secret_does_not_block_the_service(service: Service) -> None:
+    student = service.hub.students[3]
+    name = service.hand_in(student, secret="fifo")
+    service.settle()
+    assert service.journal()[name]["state"] == "failed"
+
+
+def test_sigterm_stops_the_service_cleanly(service: Service) -> None:
+    """With a FIFO planted and a hand-in being graded, SIGTERM stops the service."""
+    student = service.hub.students[3]
+    service.hand_in(student, secret="fifo")
+    service.hand_in(service.hub.students[8])
+    time.sleep(2)
+    service.proc.send_signal(signal.SIGTERM)
+    try:
+        status = service.proc.wait(60)
+    except subprocess.TimeoutExpired:
+        status = None
+    assert status == 0, f"SIGTERM: exit status {status}:\n" + service.log.read_text()[-2000:]
