@@ -407,6 +407,31 @@ SUITE: list[Hostile] = [
 ]
 
 
+# Budgets per hand-in (tests/test_hostile.py -k budget): graded apart from SUITE, each on its
+# own, since they are measured (time, the grading process's peak memory).
+SLEEP_EVERY_CELL = """\
+import time
+get_ipython().events.register("pre_run_cell", lambda info: time.sleep(8))
+"""
+HUGE_LINE = 'print("x" * 250_000_000)\n'
+# the same line past the kernel's own cap on printing, as a student who undid it would
+HUGE_LINE_UNCAPPED = """\
+import sys
+from ipykernel.iostream import OutStream
+OutStream.write(sys.stdout, "x" * 250_000_000)
+sys.stdout.flush()
+"""
+BUDGETS: list[Hostile] = [
+    Hostile("b01_honest", "an honest, complete submission (the baseline)"),
+    Hostile("b02_sleep_every_cell", "sleeps just under the per-cell limit before every cell",
+            reason="time budget", prefix=SLEEP_EVERY_CELL),
+    Hostile("b03_huge_line", "prints one 250 MB line", reason="output cut",
+            prefix=HUGE_LINE),
+    Hostile("b04_huge_line_uncapped", "prints one 250 MB line past the kernel's cap",
+            reason="output cut", prefix=HUGE_LINE_UNCAPPED),
+]
+
+
 def pinned_answer(target: Target) -> str:
     """The reference's answer on the notebook's own data, as a Python literal."""
     check = checks()[target.test]
@@ -422,12 +447,14 @@ def target_code(hostile: Hostile, target: Target, master_code: str) -> str:
                      for part in (hostile.prefix, body, hostile.suffix) if part)
 
 
-def rows(assignment: str) -> list[Hostile]:
-    return [h for h in SUITE if not h.only or h.only == assignment]
+def rows(assignment: str, suite: list[Hostile] = SUITE) -> list[Hostile]:
+    return [h for h in suite if not h.only or h.only == assignment]
 
 
-def write_suite(root: Path, assignments: list[str]) -> dict[str, list[Hostile]]:
-    """Write every hostile submission of ``assignments`` under ``root/submitted``."""
+def write_suite(root: Path, assignments: list[str],
+                suite: list[Hostile] = SUITE) -> dict[str, list[Hostile]]:
+    """Write every hostile submission of ``assignments`` (rows of ``suite``) under
+    ``root/submitted``."""
     written = {}
     for assignment in assignments:
         target = TARGETS[assignment]
@@ -436,7 +463,7 @@ def write_suite(root: Path, assignments: list[str]) -> dict[str, list[Hostile]]:
         solutions = {c.metadata["nbgrader"]["grade_id"]: solution_code(c.source)
                      for c in nbformat.read(master, as_version=4).cells
                      if c.metadata.get("nbgrader", {}).get("solution")}
-        for hostile in rows(assignment):
+        for hostile in rows(assignment, suite):
             code = {target.code: target_code(hostile, target, solutions[target.code])}
             nb = build_submission(master, release, Sample(hostile.attack, code=code))
             folder = root / "submitted" / hostile.student / assignment
@@ -446,7 +473,7 @@ def write_suite(root: Path, assignments: list[str]) -> dict[str, list[Hostile]]:
                 hostile.raw(nb, folder, name, root)
             else:
                 _write(nb, folder, name)
-        written[assignment] = rows(assignment)
+        written[assignment] = rows(assignment, suite)
     return written
 
 

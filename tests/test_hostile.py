@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
+import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -31,7 +33,7 @@ from browser_fixtures import (  # noqa: E402
     student_script_ran,
 )
 from conftest import Grader, copy_course, run  # noqa: E402
-from hostile import expectations, graded_cells, write_suite  # noqa: E402
+from hostile import BUDGETS, expectations, graded_cells, write_suite  # noqa: E402
 from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
 
 from attnkit import course as kit_course  # noqa: E402
@@ -202,3 +204,99 @@ def test_no_student_script_runs_in_any_page(graded: tuple[str, Path, dict], page
         ran += [f"report {a}" for a in suite
                 if student_script_ran(page, f"{server.base}/{a}/index.html")]
     assert not ran, f"{path}: student script ran in {ran}"
+
+
+# ---------------------------------------------------------------------- budgets per hand-in
+
+BUDGETED = "ps1_self_attention"
+CELL_LIMIT, TIME_BUDGET = 10, 25  # seconds: b02 sleeps 8 s before each of its 13 code cells
+# stock `nbgrader autograde`, reporting the peak resident memory of its own process (the
+# grading worker, outside the sandbox; its kernels are not counted) when it exits
+PEAK_RSS = """\
+import atexit, resource, sys
+atexit.register(lambda: print("peak-rss-kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                              file=sys.stderr))
+from nbgrader.apps.nbgraderapp import main
+sys.argv[0] = "nbgrader"
+main()
+"""
+
+
+@pytest.fixture(scope="module")
+def budgeted(grader: Grader) -> Iterator[tuple[Path, dict[str, tuple[float, int]]]]:
+    """Each row of ``hostile.BUDGETS`` autograded alone by stock nbgrader, as an ordinary
+    instructor: how long it took and the grading process's peak memory in bytes."""
+    base = grader.workspace("budgets")
+    try:
+        root = copy_course(base / "course")
+        with (root / "nbgrader_config.py").open("a") as config:
+            config.write(f"\nc.Execute.timeout = {CELL_LIMIT}\n"
+                         f"c.ResilientExecute.time_budget = {TIME_BUDGET}\n")
+        suite = write_suite(root, [BUDGETED], BUDGETS)
+        grader.own(base)
+        grader.run(["nbgrader", "generate_assignment", BUDGETED, "--force"], root)
+        measured = {}
+        for hostile in suite[BUDGETED]:
+            started = time.monotonic()
+            result = grader.run([sys.executable, "-c", PEAK_RSS, "autograde", BUDGETED,
+                                 "--student", hostile.student, "--force"], root, check=False)
+            peak = re.search(r"peak-rss-kib (\d+)", result.stderr)
+            assert peak, result.stderr[-3000:]
+            measured[hostile.student] = (time.monotonic() - started, int(peak[1]) * 1024)
+        grader.run(["nbgrader", "generate_feedback", BUDGETED, "--force"], root, check=False)
+        yield root, measured
+    finally:
+        shutil.rmtree(base)
+
+
+def graded_fully(root: Path, student: str) -> dict[str, float]:
+    """Each autograded test cell's score (fraction of its points); fails unless every one has
+    a row."""
+    scores, _, _ = outcome(root, BUDGETED, student)
+    assert scores is not None, f"{student}: no grade row"
+    master = root / "source" / BUDGETED / f"{BUDGETED}.ipynb"
+    tests = graded_cells(nbformat.read(master, as_version=4))
+    missing = set(tests) - set(scores)
+    assert not missing, f"{student}: no grade for {missing}"
+    return {cell: scores[cell] for cell in tests}
+
+
+def test_budget_of_time_ends_a_notebook_sleeping_in_every_cell(budgeted) -> None:
+    """Every cell sleeps just under the per-cell limit: the notebook stops at its budget,
+    every cell not run says why, every graded cell still has a grade."""
+    root, measured = budgeted
+    elapsed = measured["b02_sleep_every_cell"][0]
+    print(f"\nsleeping notebook graded in {elapsed:.1f} s (budget {TIME_BUDGET} s, honest "
+          f"notebook {measured['b01_honest'][0]:.1f} s)")
+    assert elapsed < TIME_BUDGET + 20, f"the notebook ran {elapsed:.0f} s"
+    graded_fully(root, "b02_sleep_every_cell")
+    honest = graded_fully(root, "b01_honest")
+    assert set(honest.values()) == {1.0}, f"the honest notebook lost points: {honest}"
+    nb = nbformat.read(root / "autograded" / "b02_sleep_every_cell" / BUDGETED /
+                       f"{BUDGETED}.ipynb", as_version=4)
+    unexplained, explained = [], 0
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or not cell.source.strip():
+            continue
+        said = "time budget" in nbformat.writes(nbformat.v4.new_notebook(cells=[cell]))
+        explained += said
+        if cell.get("execution_count") is None and not said:
+            unexplained.append(index)
+    assert explained >= 2, "no cell says the time budget stopped it"
+    assert not unexplained, f"cells not run with no reason: {unexplained}"
+    _, _, page = outcome(root, BUDGETED, "b02_sleep_every_cell")
+    assert "time budget" in PageText(page).text
+
+
+@pytest.mark.parametrize("student", ["b03_huge_line", "b04_huge_line_uncapped"])
+def test_budget_of_output_keeps_a_huge_line_out_of_the_grader(budgeted, student: str) -> None:
+    """One 250 MB line: the grading process's memory stays near an honest notebook's and
+    the student reads that the output was cut."""
+    root, measured = budgeted
+    peak, baseline = measured[student][1], measured["b01_honest"][1]
+    print(f"\n{student}: grading process peak {peak / 2**20:.0f} MB, honest notebook "
+          f"{baseline / 2**20:.0f} MB, graded in {measured[student][0]:.1f} s")
+    assert peak - baseline < 600 * 2**20
+    graded_fully(root, student)
+    _, _, page = outcome(root, BUDGETED, student)
+    assert re.search("output cut", PageText(page).text, re.IGNORECASE), "no note in feedback"

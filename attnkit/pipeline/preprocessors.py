@@ -27,11 +27,7 @@ from pathlib import Path
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import (
-    ClearHiddenTests,
-    Execute,
-    NbGraderPreprocessor,
-)
+from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution
 from traitlets import Float, Integer, Unicode
 
@@ -39,6 +35,7 @@ from attnkit import sandbox
 from attnkit.judge.registry import checks, mark_schemes
 from attnkit.judge.verdicts import Verdict, judge
 from attnkit.kernel.probe import MIME, SEED_ENV
+from attnkit.pipeline.budgets import OUT_OF_TIME, BudgetedExecute, OutputCut
 
 KERNEL_DIED = "KernelDied"
 CRASHED = ("this cell crashed the Python kernel (for example os._exit, a segfault or running out "
@@ -90,7 +87,7 @@ def describe_error(output: NotebookNode) -> str:
     if output.ename == "CellTimeoutError":
         return ("this cell did not finish within the time limit and was stopped "
                 "(an infinite loop, or a very slow computation?)")
-    if output.ename == KERNEL_DIED:
+    if output.ename in (KERNEL_DIED, OUT_OF_TIME):
         return output.evalue
     return f"visible test: {output.ename}: {output.evalue}"
 
@@ -100,8 +97,9 @@ def is_test_cell(cell: NotebookNode) -> bool:
     return cell.cell_type == "code" and is_grade(cell) and not is_solution(cell)
 
 
-class ResilientExecute(Execute):
-    """nbgrader's Execute, with a grading seed and recovery from kernel death."""
+class ResilientExecute(BudgetedExecute):
+    """nbgrader's Execute, with a grading seed, recovery from kernel death and the
+    notebook's budgets (``BudgetedExecute``)."""
 
     salt_file = Unicode("", help="The course's secret salt for grading seeds, made on first "
                         "use; empty: no salt (anyone can rebuild the hidden inputs)").tag(
@@ -119,6 +117,7 @@ class ResilientExecute(Execute):
         os.environ[SEED_ENV] = str(seed)
         self._crashed: dict[int, str] = {}  # cell index -> why it was skipped
         self._ipc_dirs: list[str] = []
+        self.start_budget()
         while True:
             try:
                 return super().preprocess(nb, resources, km=km)
@@ -126,7 +125,8 @@ class ResilientExecute(Execute):
                 index = self._running
                 if index is None or len(self._crashed) >= self.max_kernel_deaths:
                     raise
-                self._crashed[index] = (UNRESPONSIVE if isinstance(error, CellTimeoutError)
+                self._crashed[index] = (self.output_cut() if isinstance(error, OutputCut)
+                                        else UNRESPONSIVE if isinstance(error, CellTimeoutError)
                                         else CRASHED if isinstance(error, DeadKernelError)
                                         else GARBLED)
                 self.log.warning("Kernel lost in cell %d (%s); replaying without it",

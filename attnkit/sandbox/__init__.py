@@ -51,11 +51,14 @@ from traitlets.config import Config
 PROVISIONER_NAME = "attnkit-sandbox-provisioner"
 KERNEL_NAME = "attnkit-sandbox"
 OPT_OUT_ENV = "ATTNKIT_UNSANDBOXED"
-PASS_THROUGH_ENV = ("ATTNKIT_SEED",)
+OUTPUT_LIMIT_ENV = "ATTNKIT_OUTPUT_LIMIT"  # attnkit.outstream's cap, characters per cell
+PASS_THROUGH_ENV = ("ATTNKIT_SEED", OUTPUT_LIMIT_ENV)
+# the kernel's stdout and stderr, cut at $ATTNKIT_OUTPUT_LIMIT characters per cell with a note
+OUTSTREAM_ARGUMENT = "--IPKernelApp.outstream_class=attnkit.outstream.CappedOutStream"
 # What the kernel may import of the kit (paths in attnkit/): the kernel package and the
 # ``attnkit.probe`` name that hidden test cells import. Never the judge.
 PACKAGE = Path(__file__).resolve().parents[1]  # attnkit/
-KERNEL_MODULES = ("__init__.py", "probe.py", "kernel/*.py")  # in PACKAGE
+KERNEL_MODULES = ("__init__.py", "probe.py", "outstream.py", "kernel/*.py")  # in PACKAGE
 WORK_DIR = "/home/student"  # the scratch copy of the kernel's cwd, inside the sandbox
 LIB_DIR = "/opt/attnkit"  # the private copy of KERNEL_MODULES, inside the sandbox
 OPT_OUT_HINT = (
@@ -573,6 +576,7 @@ class SandboxProvisioner(LocalProvisioner):
             return kwargs
         assert self._box is not None
         _chown(self._box.connection_file, self._uid)
+        kwargs["cmd"] = [*kwargs["cmd"], OUTSTREAM_ARGUMENT]
         if self.warm_start:
             # the kernel's extra arguments (nbclient's ``extra_arguments``), as a cold one gets
             extra = kwargs["cmd"][len(km.kernel_spec.argv):]
