@@ -25,6 +25,10 @@ LOCAL_CLUSTER_CONFIG = {
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
     "distributed.worker.memory.monitor-interval": "1s",
+    # Every local account reaches every loopback port. The scheduler and the workers always
+    # start a web server: with no routes it shows nobody the workers, their logs or tasks.
+    "distributed.scheduler.http.routes": [],
+    "distributed.worker.http.routes": [],
 }
 
 
@@ -59,14 +63,22 @@ def grades_locally(args: list[str]) -> bool:
 
 
 def local_cluster(workers: int):
-    """A Dask cluster on this machine: ``workers`` processes running one task at a time."""
+    """A Dask cluster on this machine: ``workers`` processes running one task at a time.
+
+    It speaks TLS with credentials made for this run and held only in its processes' memory
+    (``Security.temporary``): on a shared machine any account can connect to a loopback port,
+    and a cluster that accepted it would run its code as the grader (``Client.run``).
+    """
     import dask
     from distributed import LocalCluster
+    from distributed.security import Security
+
     # the nannies keep the config for their workers
     with dask.config.set({**LOCAL_CLUSTER_CONFIG, **worker_server.dask_config()}):
         worker_server.before_cluster()
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                             env=dict(os.environ),  # now, not when the server started
+                            security=Security.temporary(), protocol="tls://",
                             host="127.0.0.1", dashboard_address=None,  # no dashboard, and
                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no 8787
                             silence_logs=logging.ERROR)

@@ -1,0 +1,129 @@
+"""The grading cluster on a shared hub, attacked by a student's shell.
+
+`attnkit serve` runs as the ordinary instructor on the kit's hub layout; a real student
+account looks for the instructor's listening ports in ``/proc/net/tcp`` (world-readable, as on
+every Linux hub) and tries each as a Dask scheduler, worker or nanny (``Client.run`` runs a
+function as whoever started the cluster) and as a web dashboard.
+"""
+
+from __future__ import annotations
+
+import json
+import pwd
+import re
+import secrets
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.register_assert_rewrite("hub_site")
+from hub_site import PS1, HubSite, hub_site  # noqa: E402
+
+from attnkit.deploy import site as deploy  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.root]
+
+# Run by the student: every loopback port the instructor listens on, tried as Dask (each try
+# in a child process with a deadline: a port that never answers must not hang the attack).
+ATTACK = r"""
+import json, subprocess, sys
+instructor, marker = int(sys.argv[1]), sys.argv[2]
+ports = set()
+for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    with open(table) as fh:
+        for line in list(fh)[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[7]) == instructor:  # LISTEN, the instructor's
+                ports.add(int(fields[1].split(":")[1], 16))
+found = {}
+for port in sorted(ports):
+    found[port] = tried = {}
+    for scheme in ("tcp", "tls", "ws", "http"):
+        try:
+            run = subprocess.run([sys.executable, "-c", TRY, scheme, str(port), marker],
+                                 capture_output=True, text=True, timeout=20)
+            tried[scheme] = run.stdout.strip() or "refused: " + run.stderr[-300:]
+        except subprocess.TimeoutExpired:
+            tried[scheme] = "refused: no answer in 20 s"
+print("ATTACK" + json.dumps(found))
+"""
+TRY = r"""
+import socket, sys
+scheme, port, marker = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+def own(marker=marker):
+    import os
+    with open(marker, "w") as fh:
+        fh.write(str(os.getuid()))
+    return os.getuid()
+
+if scheme == "http":
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.settimeout(5)
+        s.sendall(b"GET /info/main/workers.html HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        print(s.recv(300).decode("latin-1"))
+else:
+    from distributed import Client
+    with Client(f"{scheme}://127.0.0.1:{port}", timeout="5s", set_as_default=False) as c:
+        print({"scheduler": c.run_on_scheduler(own), "workers": c.run(own)})
+"""
+
+
+def _popen_as(hub: HubSite, name: str, args: list[str], cwd: Path, log: Path):
+    entry = pwd.getpwnam(name)
+    env = {"HOME": entry.pw_dir, "USER": name, "LOGNAME": name, "LANG": "C.UTF-8",
+           "PATH": f"{deploy.BIN}:/usr/local/bin:/usr/bin:/bin", **hub.site.env()}
+    command = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
+               "--init-groups", "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
+               *args]
+    with log.open("w") as out:
+        return subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+
+
+@pytest.fixture(scope="module")
+def serving() -> Iterator[tuple[HubSite, subprocess.Popen]]:
+    """The hub layout with ps1 released and `attnkit serve` running as the instructor."""
+    with hub_site(students=1) as hub:
+        hub.instructor_run("nbgrader", "generate_assignment", PS1, "--force")
+        hub.instructor_run("nbgrader", "release_assignment", PS1, "--force")
+        log = hub.site.state / "serve.log"
+        proc = _popen_as(hub, hub.instructor, ["attnkit", "serve", PS1, "--workers", "1"],
+                         hub.site.course_root, log)
+        try:
+            deadline = time.monotonic() + 180
+            while "serving" not in log.read_text():
+                assert proc.poll() is None, log.read_text()[-3000:]
+                assert time.monotonic() < deadline, log.read_text()[-3000:]
+                time.sleep(0.5)
+            yield hub, proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def test_a_student_cannot_run_code_through_the_grading_cluster(serving) -> None:
+    hub, proc = serving
+    student = hub.students[0]
+    home = Path(pwd.getpwnam(student).pw_dir)
+    marker = Path("/tmp") / f"attnkit-ran-as-grader-{secrets.token_hex(4)}"  # anyone may write
+    script = home / "attack.py"
+    script.write_text(f"TRY = {TRY!r}\n{ATTACK}")
+    instructor = pwd.getpwnam(hub.instructor).pw_uid
+    result = hub.as_user(student, ["python", str(script), str(instructor), str(marker)],
+                         check=False)
+    assert "ATTACK" in result.stdout, result.stdout[-2000:] + result.stderr[-3000:]
+    found = json.loads(result.stdout.split("ATTACK", 1)[1])
+    assert proc.poll() is None, "the service died during the attack"
+    assert not marker.exists(), f"code ran as uid {marker.read_text()}: {found}"
+    assert found, "the instructor listens on no port: the attack found nothing to try"
+    for port, tried in found.items():
+        for scheme in ("tcp", "tls", "ws"):
+            assert tried[scheme].startswith("refused"), (port, scheme, tried)
+        # an HTTP server may answer, but with nothing: no dashboard, no worker pages
+        assert not re.match(r"HTTP/1\.\d 200", tried["http"]), (port, tried["http"])
