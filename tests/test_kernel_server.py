@@ -271,3 +271,59 @@ def test_a_server_that_has_gone_is_replaced(caplog: pytest.LogCaptureFixture) ->
         assert "starts its own" in caplog.text
         assert [proc.pid for proc in servers()] != [shared.pid]
     assert servers() == [], "the server of its own went with the shared one's run"
+
+
+PEEK = """
+def peek(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(1 << 16).decode("latin-1")
+    except OSError as error:
+        return "denied: " + type(error).__name__
+
+def heap(pid):
+    try:
+        maps = open(f"/proc/{pid}/maps").read().splitlines()
+        heap = [m for m in maps if "[heap]" in m][0]
+        start, end = (int(x, 16) for x in heap.split()[0].split("-"))
+        with open(f"/proc/{pid}/mem", "rb") as mem:
+            mem.seek(start)
+            return mem.read(min(end - start, 1 << 20)).decode("latin-1")
+    except (OSError, IndexError) as error:
+        return "denied: " + type(error).__name__
+"""
+
+
+def test_pid_one_shows_nothing_of_the_server() -> None:
+    """The kernel's pid 1 (the sandbox's init) is a fork of the run's server: neither its
+    command line nor its environment shows the socket's path, and its memory, where earlier
+    requests (other students' kernels) linger, is not the kernel's to read."""
+    with Forkserver.share(), kernel() as (_, kc):
+        folder = os.path.dirname(os.environ[SHARED_ENV])
+        with kernel():  # an earlier request, someone else's
+            pass
+        kc.execute_interactive(PEEK, timeout=30)
+        cmdline = answer(kc, "peek('/proc/1/cmdline')")
+        assert folder not in cmdline, cmdline
+        assert answer(kc, "peek('/proc/1/environ')").startswith("denied"), (
+            answer(kc, "peek('/proc/1/environ')")[:300])
+        for path in ("/proc/1/maps", "/proc/1/mem"):
+            assert answer(kc, f"peek({path!r})").startswith("denied"), path
+        assert answer(kc, "heap(1)").startswith("denied")
+
+
+def test_temporary_folders_of_a_killed_run_are_removed_by_the_next() -> None:
+    """A run killed outright (SIGKILL) cannot clean up: the next run removes what it left,
+    and nothing of a run that ends normally remains."""
+    before = set(Path(tempfile.gettempdir()).glob("attnkit-k*"))
+    script = ("import os, signal, sys\nfrom attnkit.sandbox import Forkserver\n"
+              "with Forkserver.share():\n    print(os.environ['ATTNKIT_KERNEL_SERVER'], "
+              "flush=True)\n    os.kill(os.getpid(), signal.SIGKILL)\n")
+    killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    left = Path(killed.stdout.strip()).parent
+    assert left.is_dir(), "the killed run left nothing: the test would prove nothing"
+    with Forkserver.share():
+        assert not left.exists(), f"{left} survived the next run's start"
+    assert set(Path(tempfile.gettempdir()).glob("attnkit-k*")) <= before

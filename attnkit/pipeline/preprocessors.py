@@ -18,7 +18,6 @@ import os
 import re
 import secrets
 import shutil
-import tempfile
 import textwrap
 import threading
 import time
@@ -141,7 +140,7 @@ class ResilientExecute(BudgetedExecute):
         """Give ipc sockets an absolute, private path (the kernel runs in another cwd)."""
         km = super().create_kernel_manager()
         if km.transport == "ipc" and not os.path.isabs(km.ip):
-            ipc_dir = tempfile.mkdtemp(prefix="attnkit-ipc-")
+            ipc_dir = str(sandbox.private_dir("attnkit-ipc-"))
             km.ip = os.path.join(ipc_dir, "kernel")
             self._ipc_dirs.append(ipc_dir)
         return km

@@ -250,7 +250,7 @@ class Box:
     of the working dir and private kernel modules (sandboxed kernels only)."""
 
     def __init__(self) -> None:
-        self.root = Path(os.path.realpath(tempfile.mkdtemp(prefix="attnkit-k-")))
+        self.root = Path(os.path.realpath(private_dir("attnkit-k-")))
         self.root.chmod(0o711)  # a sandbox uid may traverse, not list
         self.work, self.sockets, self.lib = (self.root / n for n in ("work", "sock", "lib"))
         self.connection_file = self.root / "kernel.json"
@@ -294,6 +294,8 @@ def _kernel_env(parent_env: Mapping[str, str]) -> dict[str, str]:
 
 
 SHARED_ENV = "ATTNKIT_KERNEL_SERVER"  # the socket of the run's shared warm-kernel server
+LISTEN_ENV = "ATTNKIT_KERNEL_SERVER_LISTEN"  # where a server listens (never on its command line)
+TEMP_PREFIXES = ("attnkit-k-", "attnkit-ks-", "attnkit-ipc-")  # box, server, client sockets
 MESSAGE = 1 << 20  # the longest request or answer, in bytes (as forkserver.py reads them)
 ANSWER_TIMEOUT = 60.0  # seconds a worker waits for a kernel before it asks another server
 
@@ -326,27 +328,37 @@ class Forkserver:
 
     _lock = threading.Lock()
     _own: subprocess.Popen | None = None  # a server this process started for itself
+    _own_folder: Path | None = None  # its private folder
     _socket: socket.socket | None = None  # the connection its kernels are asked for on
 
     @classmethod
-    def _launch(cls, listen: str | None = None) -> tuple[subprocess.Popen, socket.socket]:
-        """Start a server (listening at ``listen``, if given) and wait until it serves;
-        return it and our connection, which is its stdin: the server exits when it closes."""
-        process, ours = cls._spawn(listen)
-        cls._await(process, ours)
-        return process, ours
+    def _launch(cls) -> tuple[subprocess.Popen, socket.socket, Path]:
+        """Start a server of our own and wait until it serves; return it, our connection,
+        which is its stdin (the server exits when it closes), and its private folder."""
+        process, ours, folder = cls._spawn(listen=False)
+        try:
+            cls._await(process, ours)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        return process, ours, folder
 
     @staticmethod
-    def _spawn(listen: str | None) -> tuple[subprocess.Popen, socket.socket]:
-        """Start a server; it is ready once ``_await`` returns."""
+    def _spawn(listen: bool) -> tuple[subprocess.Popen, socket.socket, Path]:
+        """Start a server, listening at ``socket`` in its private folder if ``listen``; it is
+        ready once ``_await`` returns. The folder also holds matplotlib's cache."""
+        sweep_stale()
+        folder = private_dir("attnkit-ks-")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {**_kernel_env({}), "MPLCONFIGDIR": tempfile.mkdtemp(prefix="attnkit-mpl-"),
+        env = {**_kernel_env({}), "MPLCONFIGDIR": str(folder / "mpl"),
                "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # debugpy's warning on import
+        if listen:
+            env[LISTEN_ENV] = str(folder / "socket")
         with theirs:
             process = subprocess.Popen(
-                [sys.executable, "-I", "-P", str(Path(__file__).with_name("forkserver.py")),
-                 *([listen] if listen else [])], stdin=theirs, env=env, cwd="/")
-        return process, ours
+                [sys.executable, "-I", "-P", str(Path(__file__).with_name("forkserver.py"))],
+                stdin=theirs, env=env, cwd="/")
+        return process, ours, folder
 
     @staticmethod
     def _await(process: subprocess.Popen, ours: socket.socket) -> None:
@@ -369,7 +381,7 @@ class Forkserver:
                     "the run's warm-kernel server (%s) is out of reach (%s): this process "
                     "starts its own", shared, error)
         if cls._socket is None:
-            cls._own, cls._socket = cls._launch()
+            cls._own, cls._socket, cls._own_folder = cls._launch()
         cls._socket.settimeout(ANSWER_TIMEOUT)
         return cls._socket
 
@@ -385,7 +397,9 @@ class Forkserver:
             cls._socket.close()
         if cls._own is not None:
             cls._own.wait()
-        cls._own = cls._socket = None
+        if cls._own_folder is not None:
+            shutil.rmtree(cls._own_folder, ignore_errors=True)
+        cls._own = cls._socket = cls._own_folder = None
 
     @classmethod
     def start(cls) -> None:
@@ -429,9 +443,8 @@ class Forkserver:
         Yields the function that waits until the server serves. With ``ready=False`` it is
         not called on entry, so the caller can start its workers while the server imports
         (about 0.5 s), and calls it before any of them asks for a kernel."""
-        folder = Path(tempfile.mkdtemp(prefix="attnkit-ks-"))
+        process, owner, folder = cls._spawn(listen=True)
         path = str(folder / "socket")
-        process, owner = cls._spawn(path)
         before = os.environ.get(SHARED_ENV)
         os.environ[SHARED_ENV] = path
 
@@ -452,6 +465,36 @@ class Forkserver:
             owner.close()
             process.wait()
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def private_dir(prefix: str) -> Path:
+    """A private (0700) temporary folder named after this process, so that one left behind
+    by a process killed outright is removed by the next (``sweep_stale``)."""
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
+
+
+def sweep_stale() -> None:
+    """Remove this account's ``private_dir`` folders whose process has gone."""
+    with os.scandir(tempfile.gettempdir()) as entries:
+        for entry in entries:
+            prefix = next((p for p in TEMP_PREFIXES if entry.name.startswith(p)), "")
+            pid = entry.name[len(prefix):].split("-", 1)[0]
+            if not prefix or not pid.isdigit() or _alive(int(pid)):
+                continue
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                if info.st_uid == os.geteuid() and stat.S_ISDIR(info.st_mode):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another account's
+        return True
+    return True
 
 
 def forks_warm(kernel: str, config: Config) -> bool:

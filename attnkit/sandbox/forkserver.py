@@ -17,8 +17,9 @@ watches and signals the kernel. Killing the outer process kills init, and with i
 process in the kernel's pid namespace.
 
 Its owner's connection is its stdin (one end of a socketpair); when it closes (the owner has
-gone) the server exits and its kernels follow it. Given a path (``forkserver.py PATH``) it
-also listens there, so that every grading worker of a run shares one server: the path's
+gone) the server exits and its kernels follow it. Given a path (in the environment, as
+``$ATTNKIT_KERNEL_SERVER_LISTEN``: a command line is for every account to read) it also
+listens there, so that every grading worker of a run shares one server: the path's
 directory is private (0700), and a caller of another uid, or in another mount or network
 namespace (a sandboxed kernel), is refused (``SO_PEERCRED``). When a caller's connection
 closes (its worker has gone), its kernels are killed.
@@ -66,6 +67,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 LIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
           "fsize": resource.RLIMIT_FSIZE, "nproc": resource.RLIMIT_NPROC}
 SETUP_FAILED = 70  # exit code of an init whose sandbox could not be built
+LISTEN_ENV = "ATTNKIT_KERNEL_SERVER_LISTEN"  # as attnkit.sandbox names it
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -234,6 +236,9 @@ def _init(request: dict, report: int, outer_alive: int) -> int:
         os.close(report)
         _run_kernel(request)
         return 0
+    # the kernel's pid 1 is a fork of this server: its memory (earlier requests) and its
+    # environment are no business of the kernel's (owned by root once not dumpable)
+    _call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
     os.write(report, b"ok")
     os.close(report)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -423,9 +428,10 @@ def main() -> None:
     owner = socket.socket(fileno=0)
     os.dup2(2, 1)  # stray prints from the libraries go to stderr, not to a caller
     listener = None
-    if len(sys.argv) > 1:
+    listen = os.environ.pop(LISTEN_ENV, None)  # not in argv: /proc/*/cmdline is for all to see
+    if listen:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        listener.bind(sys.argv[1])
+        listener.bind(listen)
         listener.listen(64)
     owner.send(json.dumps({"ready": os.getpid()}).encode())
     Server(owner, listener).run()
