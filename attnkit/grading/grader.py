@@ -377,6 +377,9 @@ def _client(scheduler: str | None, workers: int, config: Config, kernel: str | N
     from distributed import Client
 
     if scheduler:
+        if not scheduler.startswith("tls://"):
+            log.warning("the scheduler %s does not speak TLS: anyone who reaches it runs code "
+                        "as its workers (README: \"A Dask cluster\")", scheduler)
         with Client(scheduler, set_as_default=False) as client:
             yield client
         return
