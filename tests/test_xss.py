@@ -121,6 +121,9 @@ OUTPUT_ATTACKS = {
     "latex_href": _display({"text/latex": r"$\href{javascript:window.__pwned=1}{x}$"}),
     "png_metadata_breakout": _display({"image/png": PNG},
                                       {"image/png": {"width": f"1 onload={PWN}"}}),
+    # nbconvert writes output.metadata.filenames as the <img src> in place of the data
+    "png_filenames_url": _display({"image/png": PNG}, {"filenames": {
+        "image/png": "https://attacker.example/pixel.png?who=TA"}}),
 }
 
 
@@ -329,6 +332,9 @@ class PageAudit(HTMLParser):
                     squashed) or (name == "style" and re.search(r"url\(|expression|@import",
                                                                  squashed)):
                 self.urls.append((tag, name, value))
+            elif name in ("src", "srcset", "poster") and re.match(r"(https?:|//|/|\\)",
+                                                                   squashed):
+                self.urls.append((tag, name, value))  # loads from another place as the TA
         if tag in ("code", "pre"):
             self._code += 1
         if tag in ACTIVE_ELEMENTS:

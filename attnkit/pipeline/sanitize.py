@@ -647,10 +647,11 @@ def _is_count(value: Any) -> bool:
 
 def _clean_output_metadata(metadata: dict) -> dict:
     """Templates write an image's width and height into its <img> tag unquoted: keep only
-    numbers there."""
+    numbers there. ``filenames`` goes: nbconvert makes it the <img> source in place of the
+    image's own data, a URL any student could point at."""
     clean: dict[str, Any] = {}
     for key, value in metadata.items():
-        if key in ("width", "height") and not _number(value):
+        if key == "filenames" or key in ("width", "height") and not _number(value):
             continue
         if isinstance(value, dict):
             value = {k: v for k, v in value.items()
