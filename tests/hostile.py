@@ -421,6 +421,12 @@ from ipykernel.iostream import OutStream
 OutStream.write(sys.stdout, "x" * 250_000_000)
 sys.stdout.flush()
 """
+# displays, not prints: past the kernel's cap on printing, each under the message limit
+DISPLAY_FLOOD = """\
+from IPython.display import display
+for _i in range(8):
+    display({"text/plain": "y" * 25_000_000}, raw=True)
+"""
 BUDGETS: list[Hostile] = [
     Hostile("b01_honest", "an honest, complete submission (the baseline)"),
     Hostile("b02_sleep_every_cell", "sleeps just under the per-cell limit before every cell",
@@ -429,6 +435,8 @@ BUDGETS: list[Hostile] = [
             prefix=HUGE_LINE),
     Hostile("b04_huge_line_uncapped", "prints one 250 MB line past the kernel's cap",
             reason="output cut", prefix=HUGE_LINE_UNCAPPED),
+    Hostile("b05_display_flood", "displays 200 MB in 25 MB pieces", reason="output cut",
+            prefix=DISPLAY_FLOOD),
 ]
 
 

@@ -288,7 +288,8 @@ def test_budget_of_time_ends_a_notebook_sleeping_in_every_cell(budgeted) -> None
     assert "time budget" in PageText(page).text
 
 
-@pytest.mark.parametrize("student", ["b03_huge_line", "b04_huge_line_uncapped"])
+@pytest.mark.parametrize("student", ["b03_huge_line", "b04_huge_line_uncapped",
+                                     "b05_display_flood"])
 def test_budget_of_output_keeps_a_huge_line_out_of_the_grader(budgeted, student: str) -> None:
     """One 250 MB line: the grading process's memory stays near an honest notebook's and
     the student reads that the output was cut."""
@@ -300,3 +301,4 @@ def test_budget_of_output_keeps_a_huge_line_out_of_the_grader(budgeted, student:
     graded_fully(root, student)
     _, _, page = outcome(root, BUDGETED, student)
     assert re.search("output cut", PageText(page).text, re.IGNORECASE), "no note in feedback"
+    assert len(page) < 20 * 2**20, f"a feedback page of {len(page) / 2**20:.0f} MB"

@@ -22,6 +22,7 @@ from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Integer, default
 
+from attnkit.kernel.probe import MIME
 from attnkit.sandbox import OUTPUT_LIMIT_ENV
 
 OUT_OF_TIME = "OutOfTime"  # ename of a cell not run because the notebook's budget was spent
@@ -33,6 +34,11 @@ SPENT = ("[grading note] this cell was stopped when the notebook's time budget o
 OUTPUT_CUT = ("output cut: this cell sent the grader a single output of more than {size} (a "
               "huge print or display?), so the grader cut off its kernel; the cells after it "
               "were run in a new kernel")
+
+
+DROPPED = ("[output cut: this notebook's output passed its budget of {size} (every cell's "
+           "output together); what it printed or displayed after that was dropped]\n")
+KEPT_ERROR = 2000  # characters of an error's value and of each traceback line kept past it
 
 
 class OutputCut(Exception):
@@ -84,6 +90,17 @@ def capped(client_class: type, max_message: int) -> type:
                 {"max_message": max_message})
 
 
+def _text_bytes(value: Any) -> int:
+    """Roughly the bytes an output's content keeps: every string in it."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_text_bytes(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_text_bytes(v) for v in value)
+    return 0
+
+
 def _size(count: int) -> str:
     return f"{count / 2**20:g} MB" if count >= 2**20 else f"{count:,} bytes"
 
@@ -106,7 +123,14 @@ class BudgetedExecute(Execute):
                             "kernel cut off, its cell given the reason (0: no limit)").tag(
                                 config=True)
 
+    output_budget = Integer(8 << 20, help="Bytes of output one notebook may keep, every "
+                            "kind together (prints, displays, results); past it outputs are "
+                            "dropped with a note, errors kept cut short (0: no budget)").tag(
+                                config=True)
+
     _deadline = math.inf
+    _output_bytes = 0
+    _dropped = False
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -153,6 +177,40 @@ class BudgetedExecute(Execute):
             cell.outputs.append(from_dict({"output_type": "stream", "name": "stdout",
                                            "text": SPENT.format(seconds=self.time_budget)}))
         return result
+
+    def preprocess(self, nb: NotebookNode, resources: dict, km=None):
+        self._output_bytes, self._dropped = 0, False  # each run: a replay starts afresh
+        return super().preprocess(nb, resources, km=km)
+
+    def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int):
+        if self._keeps(msg, outs):
+            return super().output(outs, msg, display_id, cell_index)
+        return None
+
+    def _update_display_id(self, display_id: str, msg: dict) -> None:
+        if self._keeps(msg, None):
+            super()._update_display_id(display_id, msg)
+
+    def _keeps(self, msg: dict, outs: list | None) -> bool:
+        """Whether an output message stays within the notebook's output budget. Past it an
+        error is kept, cut short (it decides a test cell's grade), and so is the probe's
+        record up to twice the budget (it decides a verdict); the rest is dropped."""
+        content = msg.get("content", {})
+        self._output_bytes += _text_bytes(content)
+        if self.output_budget <= 0 or self._output_bytes <= self.output_budget:
+            return True
+        if msg.get("msg_type") == "error":
+            content["evalue"] = str(content.get("evalue", ""))[:KEPT_ERROR]
+            content["traceback"] = [line[:KEPT_ERROR] for line in content.get("traceback", [])
+                                    ][-20:]
+            return True
+        if MIME in content.get("data", {}) and self._output_bytes <= 2 * self.output_budget:
+            return True
+        if outs is not None and not self._dropped:
+            self._dropped = True
+            outs.append(from_dict({"output_type": "stream", "name": "stdout",
+                                   "text": DROPPED.format(size=_size(self.output_budget))}))
+        return False
 
     def output_cut(self) -> str:
         """The reason a cell whose output was refused is given."""
