@@ -193,6 +193,68 @@ def test_filesystem(box: BlockingKernelClient, submission: Path) -> None:
     assert not (submission / "out").exists(), "the kernel wrote into the real working dir"
 
 
+# Write 1 MiB blocks (files under RLIMIT_FSIZE) into ``folder`` until the first error or
+# ``most`` MiB; the MiB written and the error's name.
+FLOOD = """
+import errno
+def flood(folder, most):
+    blob, written = b"z" * (1 << 20), 0
+    try:
+        os.makedirs(folder, exist_ok=True)
+        while written < most:
+            with open(f"{folder}/f{written}", "wb", buffering=0) as f:
+                for _ in range(32):
+                    f.write(blob)
+                    written += 1
+    except OSError as error:
+        return written, errno.errorcode[error.errno]
+    return written, None
+"""
+SMALL_SCRATCH = Config({"SandboxProvisioner": {"scratch_limit": 48 << 20, "tmp_size": 32 << 20}})
+
+
+def tree_bytes(path: Path) -> int:
+    return sum(os.lstat(os.path.join(folder, name)).st_size
+               for folder, _, names in os.walk(path) for name in names)
+
+
+def test_kernel_cannot_fill_the_graders_disk(specs: Path, submission: Path) -> None:
+    """A kernel writing all it can into each writable place stops at that place's limit
+    (ENOSPC), in memory of its own: the grader's disk and the kernel's box on it stay as they
+    were, and the kernel carries on with its submission's files."""
+    with kernel(submission, config=SMALL_SCRATCH) as (km, kc):
+        box = Path(km.connection_file).parent
+        free = shutil.disk_usage(box).free
+        run(kc, FLOOD)
+        home, tmp, shm = (value(kc, f"flood({folder!r}, 768)")
+                          for folder in ("/home/student/junk", "/tmp/junk", "/dev/shm/junk"))
+        assert home[0] <= 48 and home[1] == "ENOSPC", home
+        assert tmp[0] <= 32 and tmp[1] == "ENOSPC", tmp
+        assert shm[0] <= 16 and shm[1] in {"ENOSPC", "EROFS", "EACCES"}, shm
+        assert tree_bytes(box) < 4 << 20, "the kernel wrote into its box on the grader's disk"
+        assert free - shutil.disk_usage(box).free < 256 << 20
+        assert km.is_alive() and value(kc, "6 * 7") == 42
+        run(kc, "import shutil\nfor d in ('junk', '/tmp/junk', '/dev/shm/junk'):\n"
+                "    shutil.rmtree(d, ignore_errors=True)")
+        assert value(kc, "open('notes.txt', 'w').write('kept') and open('notes.txt').read()"
+                     ) == "kept"
+        assert value(kc, "open('data.txt').read()") == "student data"
+
+
+def test_notebook_runs_in_bounded_scratch(specs: Path, submission: Path) -> None:
+    """A notebook reads its data, writes a small file and reads it back, as before."""
+    cells = ("print(open('data.txt').read())",
+             "with open('out.csv', 'w') as f:\n    f.write('a,b\\n1,2\\n')",
+             "print(open('out.csv').read().split()[-1], sorted(__import__('os').listdir('.')))")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in cells])
+    config = Config({"KernelManager": {"transport": "ipc"}, **SMALL_SCRATCH})
+    NotebookClient(nb, kernel_name=KERNEL_NAME, config=config, timeout=30,
+                   resources={"metadata": {"path": str(submission)}}).execute()
+    assert nb.cells[0].outputs[0].text == "student data\n"
+    assert nb.cells[2].outputs[0].text == "1,2 ['.ipython', 'data.txt', 'leak.py', 'out.csv']\n"
+    assert not (submission / "out.csv").exists()
+
+
 def test_memory_limit(box: BlockingKernelClient) -> None:
     code = "try:\n    np.ones(8 << 30, np.uint8)\nexcept MemoryError:\n    print('MemoryError')"
     assert run(box, "import numpy as np\n" + code).strip() == "MemoryError"

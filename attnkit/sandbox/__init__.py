@@ -8,7 +8,8 @@
 The kernel sees read-only ``/usr``, ``/etc`` and the Python environment
 (``sys.prefix``), a private copy of ``attnkit``'s kernel-side modules (``probe``,
 ``cases``), a scratch copy of the ``cwd`` it was started with (an empty dir if
-none) as ``/home/student``, a private ``/tmp``, and no network. The client must
+none) in a size-limited tmpfs at ``/home/student`` (``scratch``), a private ``/tmp``,
+and no network. The client must
 use ZMQ ipc transport: the sockets live in a per-kernel directory bound into the
 sandbox.
 
@@ -48,6 +49,8 @@ from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Bool, Integer, Unicode
 from traitlets.config import Config
 
+from attnkit.sandbox.scratch import SEED_DIR, WORK_DIR, scratch_plan, seeded
+
 PROVISIONER_NAME = "attnkit-sandbox-provisioner"
 KERNEL_NAME = "attnkit-sandbox"
 OPT_OUT_ENV = "ATTNKIT_UNSANDBOXED"
@@ -59,7 +62,6 @@ OUTSTREAM_ARGUMENT = "--IPKernelApp.outstream_class=attnkit.outstream.CappedOutS
 # ``attnkit.probe`` name that hidden test cells import. Never the judge.
 PACKAGE = Path(__file__).resolve().parents[1]  # attnkit/
 KERNEL_MODULES = ("__init__.py", "probe.py", "outstream.py", "kernel/*.py")  # in PACKAGE
-WORK_DIR = "/home/student"  # the scratch copy of the kernel's cwd, inside the sandbox
 LIB_DIR = "/opt/attnkit"  # the private copy of KERNEL_MODULES, inside the sandbox
 OPT_OUT_HINT = (
     f"To grade without a sandbox (unsafe for untrusted code), set {OPT_OUT_ENV}=1 "
@@ -238,7 +240,7 @@ def _copy_tree(src: Path, dst: Path, uid: int | None, budget: list[int]) -> None
             budget[0] -= entry.stat(follow_symlinks=False).st_size
             if budget[0] < 0:
                 raise RuntimeError(f"the kernel's working directory {src} is too large to copy "
-                                   "(c.SandboxProvisioner.work_copy_limit)")
+                                   "(c.SandboxProvisioner.work_copy_limit, scratch_limit)")
             shutil.copyfile(entry.path, target, follow_symlinks=False)
         else:
             continue  # sockets, fifos, devices
@@ -272,9 +274,11 @@ class Box:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, target)
 
-    def plan(self) -> list[list]:
-        """Mount steps that bring this box into the sandbox."""
-        return [["ro", str(self.lib), LIB_DIR], ["rw", str(self.work), WORK_DIR],
+    def plan(self, scratch_size: int) -> list[list]:
+        """Mount steps that bring this box into the sandbox: its copy of the working dir
+        read-only, copied into a tmpfs of ``scratch_size`` bytes (nothing the kernel writes
+        reaches the host's disk)."""
+        return [["ro", str(self.lib), LIB_DIR], *scratch_plan(str(self.work), scratch_size),
                 ["rw", str(self.sockets), str(self.sockets)],
                 ["ro", str(self.connection_file), str(self.connection_file)]]
 
@@ -573,6 +577,11 @@ class SandboxProvisioner(LocalProvisioner):
     tmp_size = Integer(256 << 20, help="Size in bytes of the private /tmp tmpfs").tag(config=True)
     work_copy_limit = Integer(256 << 20, help="Most bytes copied from the kernel's cwd").tag(
         config=True)
+    scratch_limit = Integer(256 << 20, help="Size in bytes of the kernel's working dir "
+                            "(/home/student): a tmpfs inside the sandbox holding the copy of "
+                            "its cwd and all it writes there, so that no kernel can fill the "
+                            "grader's disk. Its pages are memory, like /tmp's: allow "
+                            "scratch_limit + tmp_size per kernel running at once").tag(config=True)
     uid_min = Integer(62000, help="First uid handed to sandboxed kernels (grading as root)"
                       ).tag(config=True)
     uid_max = Integer(62999, help="Last uid handed to sandboxed kernels (grading as root)"
@@ -637,7 +646,7 @@ class SandboxProvisioner(LocalProvisioner):
             if sandboxed and privileged():
                 self._lease = UidLease(self.lock_dir, range(self.uid_min, self.uid_max + 1))
             if sandboxed:
-                box.fill(cwd, self._uid, self.work_copy_limit)
+                box.fill(cwd, self._uid, min(self.work_copy_limit, self.scratch_limit))
         except BaseException:
             box.remove()
             if self._lease is not None:
@@ -664,9 +673,12 @@ class SandboxProvisioner(LocalProvisioner):
             _tool("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         limits = [_tool("prlimit"), *(f"--{k}={v}" for k, v in self._limits().items()), "--"]
         env = [a for k, v in _kernel_env(parent_env).items() for a in ("--setenv", k, v)]
-        return [*drop, *_bwrap(mount_plan(self.tmp_size) + self._box.plan()),
-                "--remount-ro", "/", "--remount-ro", "/dev",
-                "--chdir", WORK_DIR, *env, "--", *limits, *cmd]
+        return [*drop, *_bwrap(self._plan()), "--remount-ro", "/", "--remount-ro", "/dev",
+                "--chdir", WORK_DIR, *env, "--", *seeded([*limits, *cmd])]
+
+    def _plan(self) -> list[list]:
+        assert self._box is not None
+        return mount_plan(self.tmp_size) + self._box.plan(self.scratch_limit)
 
     def _request(self, parent_env: Mapping[str, str], argv: list[str]) -> dict[str, Any]:
         """What the forkserver needs to build this kernel's sandbox (see ``_wrap``) and start
@@ -674,8 +686,8 @@ class SandboxProvisioner(LocalProvisioner):
         assert self._box is not None
         root = self._box.root / "root"
         root.mkdir(mode=0o700, exist_ok=True)
-        return {"root": str(root), "plan": mount_plan(self.tmp_size) + self._box.plan(),
-                "cwd": WORK_DIR, "uid": self._uid, "env": _kernel_env(parent_env),
+        return {"root": str(root), "plan": self._plan(), "cwd": WORK_DIR, "seed": SEED_DIR,
+                "uid": self._uid, "env": _kernel_env(parent_env),
                 "path": [LIB_DIR], "connection_file": str(self._box.connection_file),
                 "argv": argv,
                 "log": str(self._box.root / "kernel.log"), "limits": self._limits()}

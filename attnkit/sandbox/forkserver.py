@@ -38,6 +38,7 @@ import os
 import resource
 import select
 import selectors
+import shutil
 import signal
 import socket
 import struct
@@ -131,10 +132,11 @@ def _dev(target: str) -> None:
     _mount(None, target, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
 
 
-def build_root(root: str, plan: list[list]) -> None:
+def build_root(root: str, plan: list[list], owner: tuple[int, int]) -> None:
     """Mount the plan's steps under ``root`` (a tmpfs), then make the tmpfs read-only.
 
-    The plan is ``attnkit.sandbox.mount_plan``: the same steps bubblewrap is given."""
+    The plan is ``attnkit.sandbox.mount_plan``: the same steps bubblewrap is given. Its
+    tmpfs mounts belong to ``owner`` (the kernel's uid and gid), as bubblewrap's do."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount reaches the host
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
     for kind, *args in plan:
@@ -147,7 +149,7 @@ def build_root(root: str, plan: list[list]) -> None:
         elif kind == "tmpfs":
             path, size = args
             _mount("tmpfs", _target(root, path, is_dir=True), "tmpfs", MS_NOSUID | MS_NODEV,
-                   f"mode=1777,size={size}")
+                   f"mode=1777,size={size},uid={owner[0]},gid={owner[1]}")
         elif kind == "proc":
             _mount("proc", _target(root, args[0], is_dir=True), "proc",
                    MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -161,20 +163,24 @@ def build_root(root: str, plan: list[list]) -> None:
 # -- one kernel ------------------------------------------------------------------------------
 
 def _enter(request: dict, outer_alive: int) -> None:
-    """As init of the new namespaces: build the root, enter it, limit and drop to the uid.
+    """As init of the new namespaces: build the root, enter it, drop to the uid, fill the
+    working dir, then limit.
     ``outer_alive``: a pipe's read end, at EOF once the outer process has gone."""
-    build_root(request["root"], request["plan"])
+    uid = request["uid"]
+    owner = (os.getuid(), os.getgid()) if uid is None else (uid, uid)
+    build_root(request["root"], request["plan"], owner)
     os.chroot(request["root"])
     os.chdir(request["cwd"])
-    for name, value in request["limits"].items():
-        resource.setrlimit(LIMITS[name], (value, value))
-    uid = request["uid"]
     if uid is None:  # in our own user namespace: keep the uid, give up every capability
         _drop_capabilities()
     else:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)  # all three non-zero: every capability is dropped
+    if request.get("seed"):  # the submission's copy, into the working dir's tmpfs (as `cp -a`)
+        shutil.copytree(request["seed"], ".", symlinks=True, dirs_exist_ok=True)
+    for name, value in request["limits"].items():  # after the copy, as bubblewrap's kernels
+        resource.setrlimit(LIMITS[name], (value, value))
     _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     _call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # /proc/self readable, as after an exec
     _die_with_parent()  # again: changing uid cleared it
