@@ -12,6 +12,7 @@ import json
 import pwd
 import re
 import secrets
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -83,12 +84,23 @@ def _popen_as(hub: HubSite, name: str, args: list[str], cwd: Path, log: Path):
         return subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
 
 
+def scratch_spaces(hub: HubSite) -> list[Path]:
+    """Where Dask, left to itself, keeps a worker's scratch space and puts it first on
+    ``sys.path``: a folder there that the grader may write is taken, whoever made it."""
+    uid = pwd.getpwnam(hub.instructor).pw_uid
+    return [Path(f"/tmp/dask-scratch-space-{uid}"), Path("/tmp/dask-scratch-space")]
+
+
 @pytest.fixture(scope="module")
 def serving() -> Iterator[tuple[HubSite, subprocess.Popen]]:
-    """The hub layout with ps1 released and `attnkit serve` running as the instructor."""
+    """The hub layout with ps1 released and `attnkit serve` running as the instructor, after
+    a student planted Dask's default scratch spaces."""
     with hub_site(students=1) as hub:
         hub.instructor_run("nbgrader", "generate_assignment", PS1, "--force")
         hub.instructor_run("nbgrader", "release_assignment", PS1, "--force")
+        planted = [p for p in scratch_spaces(hub) if not p.exists()]
+        for folder in planted:
+            hub.as_user(hub.students[0], ["sh", "-c", f"umask 0; mkdir -m 0777 {folder}"])
         log = hub.site.state / "serve.log"
         proc = _popen_as(hub, hub.instructor, ["attnkit", "serve", PS1, "--workers", "1"],
                          hub.site.course_root, log)
@@ -105,6 +117,17 @@ def serving() -> Iterator[tuple[HubSite, subprocess.Popen]]:
                 proc.wait(60)
             except subprocess.TimeoutExpired:
                 proc.kill()
+            for folder in planted:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_cluster_keeps_its_scratch_space_to_itself(serving) -> None:
+    """A worker's scratch space goes first on its ``sys.path``: one a student planted would
+    run the student's modules as the grader."""
+    hub, _ = serving
+    for folder in scratch_spaces(hub):
+        if folder.exists() and folder.stat().st_uid == pwd.getpwnam(hub.students[0]).pw_uid:
+            assert not any(folder.iterdir()), f"the grader used {folder}: {list(folder.iterdir())}"
 
 
 def test_a_student_cannot_run_code_through_the_grading_cluster(serving) -> None:

@@ -11,6 +11,9 @@ import contextlib
 import gc
 import logging
 import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterator
 
 from attnkit.upstream import workers as worker_server
@@ -67,18 +70,26 @@ def local_cluster(workers: int):
 
     It speaks TLS with credentials made for this run and held only in its processes' memory
     (``Security.temporary``): on a shared machine any account can connect to a loopback port,
-    and a cluster that accepted it would run its code as the grader (``Client.run``).
+    and a cluster that accepted it would run its code as the grader (``Client.run``). Its
+    scratch space, which Dask puts first on a worker's ``sys.path``, is a private folder of
+    the run's, never Dask's default in /tmp, which any account can make first.
     """
     import dask
     from distributed import LocalCluster
     from distributed.security import Security
 
+    scratch = tempfile.mkdtemp(prefix=f"attnkit-dask-{os.getpid()}-")  # 0700
+    config = {**LOCAL_CLUSTER_CONFIG, **worker_server.dask_config(),
+              "temporary-directory": scratch}
     # the nannies keep the config for their workers
-    with dask.config.set({**LOCAL_CLUSTER_CONFIG, **worker_server.dask_config()}):
+    with dask.config.set(config):
         worker_server.before_cluster()
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            env=dict(os.environ),  # now, not when the server started
-                            security=Security.temporary(), protocol="tls://",
-                            host="127.0.0.1", dashboard_address=None,  # no dashboard, and
-                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # no 8787
-                            silence_logs=logging.ERROR)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               env=dict(os.environ),  # now, not when the server started
+                               security=Security.temporary(), protocol="tls://",
+                               local_directory=scratch,
+                               host="127.0.0.1", dashboard_address=None,  # no dashboard, and
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # 8787
+                               silence_logs=logging.ERROR)
+    weakref.finalize(cluster, shutil.rmtree, scratch, True)
+    return cluster
