@@ -315,15 +315,15 @@ def test_pid_one_shows_nothing_of_the_server() -> None:
 def test_temporary_folders_of_a_killed_run_are_removed_by_the_next() -> None:
     """A run killed outright (SIGKILL) cannot clean up: the next run removes what it left,
     and nothing of a run that ends normally remains."""
-    before = set(Path(tempfile.gettempdir()).glob("attnkit-k*"))
     script = ("import os, signal, sys\nfrom attnkit.sandbox import Forkserver\n"
               "with Forkserver.share():\n    print(os.environ['ATTNKIT_KERNEL_SERVER'], "
-              "flush=True)\n    os.kill(os.getpid(), signal.SIGKILL)\n")
+              "os.getpid(), flush=True)\n    os.kill(os.getpid(), signal.SIGKILL)\n")
     killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=120)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    left = Path(killed.stdout.strip()).parent
+    socket_path, pid = killed.stdout.split()
+    left = Path(socket_path).parent
     assert left.is_dir(), "the killed run left nothing: the test would prove nothing"
     with Forkserver.share():
         assert not left.exists(), f"{left} survived the next run's start"
-    assert set(Path(tempfile.gettempdir()).glob("attnkit-k*")) <= before
+    assert not list(Path(tempfile.gettempdir()).glob(f"attnkit-*-{pid}-*"))

@@ -28,6 +28,7 @@ from traitlets.config import Config
 
 from attnkit.sandbox import (
     KERNEL_NAME,
+    OUTPUT_LIMIT_ENV,
     PROVISIONER_NAME,
     Forkserver,
     check_sandbox,
@@ -71,6 +72,7 @@ def specs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     with pytest.MonkeyPatch.context() as mp, contextlib.ExitStack() as stack:
         mp.setenv("JUPYTER_PATH", str(prefix / "share" / "jupyter"))
         mp.setenv("ATTNKIT_SEED", "1234")
+        mp.setenv(OUTPUT_LIMIT_ENV, "1048576")  # as a grading run sets it
         if request.param == "warm":
             stack.enter_context(Forkserver.share())
         yield prefix
@@ -153,8 +155,9 @@ def test_environment_and_limits(box: BlockingKernelClient) -> None:
     env = value(box, "dict(os.environ)")
     assert set(env) - {"PWD"} - SET_BY_KERNEL == {  # PWD: set by bwrap
         "PATH", "HOME", "LANG", "MPLBACKEND", "MPLCONFIGDIR", "PYTHONPATH",
-        "PYTHONDONTWRITEBYTECODE", "OPENBLAS_NUM_THREADS", "ATTNKIT_SEED"}
+        "PYTHONDONTWRITEBYTECODE", "OPENBLAS_NUM_THREADS", "ATTNKIT_SEED", OUTPUT_LIMIT_ENV}
     assert env["ATTNKIT_SEED"] == "1234"
+    assert env[OUTPUT_LIMIT_ENV] == "1048576"
     assert env["HOME"] == value(box, "os.getcwd()") == "/home/student"
     uid = value(box, "os.getuid()")
     if privileged():  # a uid of its own; otherwise the instructor's, in its own namespace
@@ -186,7 +189,7 @@ def test_filesystem(box: BlockingKernelClient, submission: Path) -> None:
                  "/etc/shadow"):
         assert value(box, f"fails(lambda: open({str(path)!r}).read())") is not None, path
     for path in ("/x", "/home/x", "/usr/x", "/etc/x", "/dev/x", "/opt/attnkit/x",
-                 f"{sys.prefix}/x", "/tmp/attnkit-uids/x"):
+                 f"{sys.prefix}/x", "/run/attnkit-uids/x"):
         assert value(box, f"fails(lambda: open({path!r}, 'w'))") is not None, path
     assert value(box, "[fails(lambda: open(p, 'w').write('x')) for p in ('out', '/tmp/out')]"
                  ) == [None, None]

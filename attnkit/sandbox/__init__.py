@@ -299,7 +299,7 @@ def _kernel_env(parent_env: Mapping[str, str]) -> dict[str, str]:
 
 SHARED_ENV = "ATTNKIT_KERNEL_SERVER"  # the socket of the run's shared warm-kernel server
 LISTEN_ENV = "ATTNKIT_KERNEL_SERVER_LISTEN"  # where a server listens (never on its command line)
-TEMP_PREFIXES = ("attnkit-k-", "attnkit-ks-", "attnkit-ipc-")  # box, server, client sockets
+TEMP_PREFIXES = ("attnkit-k-", "attnkit-ks-", "attnkit-ipc-", "attnkit-dask-")
 MESSAGE = 1 << 20  # the longest request or answer, in bytes (as forkserver.py reads them)
 ANSWER_TIMEOUT = 60.0  # seconds a worker waits for a kernel before it asks another server
 
@@ -586,7 +586,7 @@ class SandboxProvisioner(LocalProvisioner):
                       ).tag(config=True)
     uid_max = Integer(62999, help="Last uid handed to sandboxed kernels (grading as root)"
                       ).tag(config=True)
-    lock_dir = Unicode("/tmp/attnkit-uids", help="Root-only dir of per-uid lock files "
+    lock_dir = Unicode("/run/attnkit-uids", help="Root-only dir of per-uid lock files "
                        "(grading as root)").tag(config=True)
     warm_start = Bool(False, help="Fork kernels from a server that has imported ipykernel, "
                       "numpy and matplotlib once (same sandbox, built by the server instead "
