@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import dask
 import psutil
 import pytest
 from conftest import copy_course
@@ -77,9 +78,16 @@ def flaky_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def scheduler(flaky_kernel: Path) -> Iterator[str]:
-    """A running two-worker cluster (its workers see the flaky kernel): its address."""
+    """A running two-worker cluster (its workers see the flaky kernel): its address. It
+    speaks TLS: the client finds its credentials in Dask's config, as the README says a
+    `--scheduler` client does."""
     with cluster.local_cluster(2) as local:
-        yield local.scheduler_address
+        security = local.security
+        with dask.config.set({"distributed.comm.tls.ca-file": security.tls_ca_file,
+                              "distributed.comm.tls.client.cert": security.tls_client_cert,
+                              "distributed.comm.tls.client.key": security.tls_client_key,
+                              "distributed.comm.require-encryption": True}):
+            yield local.scheduler_address
 
 
 def totals(grades: dict[tuple[str, str], float | None]) -> dict[str, float]:

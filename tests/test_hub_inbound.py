@@ -18,6 +18,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psutil
@@ -92,8 +93,9 @@ print(json.dumps([dict(r) for r in db.execute("SELECT * FROM submission")], defa
 
 
 def stamp(seconds: float) -> str:
-    """nbgrader's timestamp format."""
-    return time.strftime("%Y-%m-%d %H:%M:%S.000000 UTC", time.gmtime(seconds))
+    """nbgrader's timestamp format (to the microsecond: two hand-ins of one second keep
+    their order)."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 @dataclass
@@ -310,6 +312,40 @@ def test_stock_collect_bounds_a_back_dated_timestamp(service: Service) -> None:
     assert recorded >= stamp(now - 60), f"collect recorded {recorded}, an hour back"
 
 
+def test_stock_collect_dates_a_hand_in_edited_after_it_came(service: Service) -> None:
+    """An honest hand-in, then its notebook rewritten in place later (a file's change moves
+    the file's ctime, not its folder's): the hand-in counts as handed in when last changed,
+    or a stub before the deadline would let its student work on past it."""
+    student = service.hub.students[4]
+    name = service.hand_in(student, assignment=PS2)
+    time.sleep(12)  # past c.HandInPolicy.timestamp_slack
+    notebook = service.inbound / name / f"{PS2}.ipynb"
+    service.hub.as_user(student, ["sh", "-c", 'echo >> "$1"', "edit", str(notebook)])
+    edited = time.time()
+    result = collect(service, student)
+    copied = service.hub.site.course_root / "submitted" / student / PS2 / "timestamp.txt"
+    assert copied.exists(), result.stdout + result.stderr
+    recorded = copied.read_text().strip()
+    assert recorded >= stamp(edited - 5), f"collect recorded {recorded}, before the edit"
+
+
+def test_stock_collect_refuses_a_hand_in_of_too_many_files(service: Service) -> None:
+    """Entries, not bytes: a hundred thousand empty files held a grading worker for hours
+    (nbgrader lists the folder again for every file it ignores)."""
+    student = service.hub.students[6]
+    name = service.hand_in(student, assignment=PS2)
+    service.hub.as_user(student, ["python", "-c", (
+        "import os, sys\nos.mkdir(sys.argv[1])\n"
+        "for i in range(3000):\n    open(os.path.join(sys.argv[1], str(i)), 'w').close()\n"),
+        str(service.inbound / name / "junk")])
+    started = time.monotonic()
+    result = collect(service, student)
+    assert time.monotonic() - started < 60
+    assert not (service.hub.site.course_root / "submitted" / student / PS2).exists(), (
+        "collected a hand-in of 3000 files")
+    assert "files" in result.stdout + result.stderr, result.stdout + result.stderr
+
+
 # -- item 4: time is the service's ------------------------------------------------------------
 
 def test_a_back_dated_hand_in_is_graded_as_late_as_it_came(service: Service) -> None:
@@ -363,6 +399,8 @@ def test_deleting_the_secret_of_a_queued_hand_in_fails_only_it(service: Service)
     one's secret, then the whole folder."""
     student = service.hub.students[4]
     first = service.hand_in(student)
+    service.wait("the first grading", lambda: service.journal().get(first, {}).get("state")
+                 in ("grading", "graded"), 120)  # else nbgrader's rule counts the second
     second = service.hand_in(student)
     service.wait("the queue", lambda: service.journal().get(second, {}).get("state")
                  == "queued", 120)

@@ -158,12 +158,17 @@ class SafeCollect(ExchangeCollect):
             with self.policy.open(inbound, record["filename"], {student}) as hand_in:
                 if (hand_in.info.st_dev, hand_in.info.st_ino) != record["inode"]:
                     raise Refused("it was replaced while being collected")
-                copy_hand_in(hand_in, staging, self.coursedir, self.log)
+                changed = copy_hand_in(hand_in, staging, self.coursedir, self.log,
+                                       self.policy.max_entries)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         finally:
             os.close(inbound)
+        if changed > record["seconds"] + self.policy.timestamp_slack:
+            self.log.warning("%s changed after it was handed in: it counts as handed in at "
+                             "%s", shown(record["filename"]), stamp(changed))
+            record = {**record, "seconds": changed}
         self.finish_copy(staging, record)
         if os.path.isdir(dest):
             shutil.rmtree(dest)

@@ -138,6 +138,9 @@ class HandInPolicy(LoggingConfigurable):
     )).tag(config=True)
     max_secret_bytes = Int(1024, help="Largest submission_secret.txt read.").tag(config=True)
     max_timestamp_bytes = Int(100, help="Largest timestamp.txt read.").tag(config=True)
+    max_entries = Int(1000, help="Most files and folders one hand-in may hold; one with more "
+                      "is refused (nbgrader's copy and autograde slow down with each entry)."
+                      ).tag(config=True)
     timestamp_slack = Float(10.0, help=(
         "Seconds a hand-in's own timestamp may precede its folder's ctime (the time its "
         "last entry was written, which its owner can move later but never earlier); an "
@@ -184,14 +187,22 @@ class HandInPolicy(LoggingConfigurable):
         return claimed if ctime - self.timestamp_slack <= claimed <= ctime else ctime
 
 
-def copy_hand_in(hand_in: HandIn, dest: str, coursedir: CourseDirectory, log) -> None:
+def copy_hand_in(hand_in: HandIn, dest: str, coursedir: CourseDirectory, log,
+                 max_entries: int) -> float:
     """Copy the open folder to ``dest`` (which must not exist) as nbgrader's ``do_copy``
     does (``ignore``, ``include``, ``max_file_size``, ``max_dir_size``), walking the
-    descriptors it opened: links are copied as links, special files left out."""
+    descriptors it opened: links are copied as links, special files left out. Returns when
+    anything in it last changed (the latest ctime, which no owner can move back): a file
+    rewritten in place moves its own ctime, not its folder's."""
     budget = 1000 * coursedir.max_dir_size
+    changed, entries = hand_in.info.st_ctime, 0
     os.mkdir(dest)
     for path, dirs, files, dir_fd in os.fwalk(".", dir_fd=hand_in.fd):
         target = os.path.normpath(os.path.join(dest, path))
+        entries += len(dirs) + len(files)
+        if entries > max_entries:
+            raise Refused(f"it holds more than {max_entries} files and folders")
+        changed = max(changed, os.fstat(dir_fd).st_ctime)
         for name in list(dirs):
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             if _ignored(name, coursedir.ignore):
@@ -203,6 +214,7 @@ def copy_hand_in(hand_in: HandIn, dest: str, coursedir: CourseDirectory, log) ->
                 os.mkdir(os.path.join(target, name))
         for name in files:
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            changed = max(changed, info.st_ctime)
             if _ignored(name, coursedir.ignore) or (
                     coursedir.include and not _ignored(name, coursedir.include)):
                 continue
@@ -213,6 +225,7 @@ def copy_hand_in(hand_in: HandIn, dest: str, coursedir: CourseDirectory, log) ->
                     log.warning("Ignoring file too large %s", shown(name))
                     continue
                 budget -= _copy_file(dir_fd, name, os.path.join(target, name), budget)
+    return changed
 
 
 def _ignored(name: str, patterns: list[str]) -> bool:
