@@ -446,6 +446,22 @@ def test_many_hand_ins_of_one_student_are_capped(service: Service) -> None:
     assert len(journaled) <= 30, f"{len(journaled)} hand-ins journaled"
 
 
+def test_folders_planted_under_another_name_do_not_flood_the_log(service: Service) -> None:
+    """Each folder under another student's name was a warning line: one student could write
+    gigabytes of log a day."""
+    attacker, victim = service.hub.students[0], service.hub.students[1]
+    before = service.log.read_text().count("\n")
+    for batch in range(10):  # a few each scan, as a student planting in a loop would
+        specs = [{"inbound": str(service.inbound), "secret": "text",
+                  "name": f"{victim}+{PS1}+{stamp(time.time())}+planted{batch}-{i}"}
+                 for i in range(30)]
+        service.planted += [service.inbound / spec["name"] for spec in specs]
+        service.hub.as_user(attacker, ["python", "-c", HAND_IN, json.dumps(specs)])
+        service.settle()
+    lines = service.log.read_text().count("\n") - before
+    assert lines < 50, f"{lines} log lines for 300 planted folders"
+
+
 def test_names_are_printed_safely(service: Service) -> None:
     """An escape sequence in a folder name cannot rewrite the instructor's terminal."""
     student = service.hub.students[3]

@@ -43,6 +43,7 @@ from attnkit.serve.journal import (
     Journal,
     Row,
 )
+from attnkit.serve.quiet import Throttled
 from attnkit.serve.task import Result, kernel_arguments, process
 
 log = logging.getLogger("attnkit.serve")
@@ -111,6 +112,7 @@ class GradeOnSubmit(LoggingConfigurable):
         self._roster_read = 0.0
         self.others: set[str] = set()  # submissions of assignments this service leaves alone
         self.ignored: set[str] = set()  # entries that are no hand-in, looked at once
+        self.quiet = Throttled(log)  # what any student can plant is said a few times a minute
         self.later: dict[str, tuple[float, float]] = {}  # name -> (next look, delay)
         self._names: list[str] | None = None  # inbound's last listing
 
@@ -208,8 +210,8 @@ class GradeOnSubmit(LoggingConfigurable):
                 self._look(name, now, budget)
             except Exception as error:  # noqa: BLE001 - one entry never stops the service
                 self.ignored.add(name)
-                log.warning("ignored %s: %s", shown(name), shown(f"{type(error).__name__}: "
-                                                                 f"{error}", 300))
+                self.quiet.warning("ignored %s: %s", shown(name), shown(
+                    f"{type(error).__name__}: {error}", 300))
 
     def _look(self, name: str, now: float, budget: dict[str, int]) -> None:
         parts = name.rsplit("+", 3)
@@ -231,7 +233,7 @@ class GradeOnSubmit(LoggingConfigurable):
             hand_in = self.inbound.open(name, self.students)
         except Refused as why:  # a link, not a folder, another account's: no hand-in at all
             self.ignored.add(name)
-            log.warning("ignored %s: %s", shown(name), why)
+            self.quiet.warning("ignored %s: %s", shown(name), why)
             return
         with hand_in:
             if not hand_in.complete():
