@@ -42,13 +42,13 @@ for table in ("/proc/net/tcp", "/proc/net/tcp6"):
 found = {}
 for port in sorted(ports):
     found[port] = tried = {}
-    for scheme in ("tcp", "tls", "ws", "http"):
+    for scheme in ("tcp", "tls", "http"):
         try:
             run = subprocess.run([sys.executable, "-c", TRY, scheme, str(port), marker],
-                                 capture_output=True, text=True, timeout=20)
+                                 capture_output=True, text=True, timeout=12)
             tried[scheme] = run.stdout.strip() or "refused: " + run.stderr[-300:]
         except subprocess.TimeoutExpired:
-            tried[scheme] = "refused: no answer in 20 s"
+            tried[scheme] = "refused: no answer in 12 s"
 print("ATTACK" + json.dumps(found))
 """
 TRY = r"""
@@ -146,7 +146,7 @@ def test_a_student_cannot_run_code_through_the_grading_cluster(serving) -> None:
     assert not marker.exists(), f"code ran as uid {marker.read_text()}: {found}"
     assert found, "the instructor listens on no port: the attack found nothing to try"
     for port, tried in found.items():
-        for scheme in ("tcp", "tls", "ws"):
+        for scheme in ("tcp", "tls"):
             assert tried[scheme].startswith("refused"), (port, scheme, tried)
         # an HTTP server may answer, but with nothing: no dashboard, no worker pages
         assert not re.match(r"HTTP/1\.\d 200", tried["http"]), (port, tried["http"])

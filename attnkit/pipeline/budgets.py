@@ -18,6 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 import zmq
+from nbclient.exceptions import DeadKernelError
+from nbclient.util import ensure_async, run_sync
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.preprocessors import Execute
 from traitlets import Float, Integer, default
@@ -167,10 +169,11 @@ class BudgetedExecute(Execute):
         try:
             result = super().preprocess_cell(cell, resources, index)
         except Exception as error:
-            if self._cut_off():
+            # a kernel that died dropped its connection too: that is a crash, not a cut
+            if not isinstance(error, DeadKernelError) and self._cut_off() and self._alive():
                 raise OutputCut(index) from error
             raise
-        if self._cut_off():
+        if self._cut_off() and self._alive():
             raise OutputCut(index)
         if (runs and time.monotonic() >= self._deadline
                 and any(o.get("output_type") == "error" for o in cell.get("outputs", []))):
@@ -215,6 +218,9 @@ class BudgetedExecute(Execute):
     def output_cut(self) -> str:
         """The reason a cell whose output was refused is given."""
         return OUTPUT_CUT.format(size=_size(self.message_limit))
+
+    def _alive(self) -> bool:
+        return bool(self.km is not None and run_sync(ensure_async)(self.km.is_alive()))
 
     def _cut_off(self) -> bool:
         cut_off = getattr(self.kc, "cut_off", None)
