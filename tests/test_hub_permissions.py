@@ -3,8 +3,8 @@
 The site is laid out by attnkit.deploy.site with the shipped configs; the students fetch and
 submit with nbgrader's own commands, the instructor collects, autogrades (`attnkit
 autograde`, unprivileged, sandbox on) and releases feedback. Where nbgrader's defaults leave
-a hole that our layout closes, the test also shows the hole (see the README's "Deploying on
-JupyterHub": which weak spots are nbgrader's and which ours).
+a hole that our layout closes, the test also shows the hole (see docs/hub.md, "Weak spots,
+and what closes them": which weak spots are nbgrader's and which ours).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def test_a_student_cannot_read_another_submission_even_knowing_its_name(
     path = lambda folder: shlex.quote(str(folder / NOTEBOOK))  # noqa: E731
     stock_read = sh(submitted, second, f"cat {path(stock)}")
     assert stock_read.returncode == 0 and "cells" in stock_read.stdout, (
-        "nbgrader's stock submit is no longer readable by others: update the README's list")
+        "nbgrader's stock submit is no longer readable by others: update docs/hub.md's list")
     assert denied(sh(submitted, second, f"cat {path(shipped)}"))
     assert denied(sh(submitted, second, f"ls {shlex.quote(str(shipped))}"))
     assert denied(sh(submitted, second, f"touch {shlex.quote(str(shipped / 'x'))}"))

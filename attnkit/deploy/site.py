@@ -1,7 +1,7 @@
 """The course on a hub with real local users: accounts, the course directory, the exchange.
 
-``lay_out`` makes what deploy/jupyterhub's configs expect, with the permissions the README's
-"Deploying on JupyterHub" describes:
+``lay_out`` makes what deploy/jupyterhub's configs expect, with the permissions docs/hub.md
+describes:
 
 - the exchange root is root's and sticky (1777): anyone may create, nobody may rename or
   delete what another made (nbgrader asks for 0777, which lets a student move the course's
