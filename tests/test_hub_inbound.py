@@ -23,11 +23,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers.hub import PS1, PS2, HubSite, hub_site
 
-pytest.register_assert_rewrite("hub_site")
-from hub_site import PS1, PS2, HubSite, hub_site  # noqa: E402
-
-from attnkit.deploy import site as deploy  # noqa: E402
+from attnkit.deploy import site as deploy
 
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 
