@@ -46,9 +46,9 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from exchange_course import COURSE, exchange_course, place, right, submit  # noqa: E402
-from hostile import write_suite  # noqa: E402
-from test_catalogue_e2e import SKILLS, sample_entries, student_code  # noqa: E402
+from helpers.catalogue import SKILLS, sample_entries, student_code  # noqa: E402
+from helpers.exchange import COURSE, exchange_course, place, right, submit  # noqa: E402
+from helpers.hostile import write_suite  # noqa: E402
 
 from attnkit.pipeline.feedback import UNDRAWN  # noqa: E402
 from attnkit.samples import SAMPLES, Sample, build_submission  # noqa: E402

@@ -28,8 +28,8 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from deadline_rush import Memory, Watch, machine_speed, ready, serve  # noqa: E402
-from exchange_course import exchange_course, place, right, submit  # noqa: E402
-from hostile import (  # noqa: E402
+from helpers.exchange import exchange_course, place, right, submit  # noqa: E402
+from helpers.hostile import (  # noqa: E402
     HUGE_LINE,
     HUGE_LINE_UNCAPPED,
     SLEEP_EVERY_CELL,

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ENV, ROOT
+from helpers.course import ENV, ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 

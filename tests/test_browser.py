@@ -17,24 +17,28 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from helpers.browser import (
+    CELLS,
+    PS1,
+    grade_answer,
+    jupyter_server,
+    lab_menu,
+    log_in_as_ta,
+    nb_meta,
+    paste_into_cell,
+    save_notebook,
+    save_screenshot,
+    shown,
+    static_server,
+)
+from helpers.course import ROOT, run
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
 from attnkit.samples import SAMPLES
 
-pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
-from browser_fixtures import (  # noqa: E402
-    PS1,
-    grade_answer,
-    jupyter_server,
-    log_in_as_ta,
-    save_screenshot,
-    static_server,
-)
-from conftest import ROOT, run  # noqa: E402
-
 pytestmark = pytest.mark.browser
-pytest_plugins = ["browser_fixtures"]  # fixtures: browser, page, graded_course
+pytest_plugins = ["helpers.browser"]  # fixtures: browser, page, graded_course
 
 NOTEBOOK = f"{PS1}.ipynb"
 MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*$\n?", re.MULTILINE)
@@ -42,8 +46,6 @@ MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*$\n?", re.MULTILINE)
 HIDDEN = ["probe(", "HIDDEN TESTS", "attnkit", "Mark scheme", "TAs only", "mark_scheme"]
 
 
-def nb_meta(cell) -> dict:
-    return cell.metadata.get("nbgrader", {})
 
 
 def is_test_cell(cell) -> bool:
@@ -58,7 +60,6 @@ def strip_solution_markers(source: str) -> str:
 
 # ------------------------------------------------------------------- JupyterLab helpers
 
-CELLS = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
 
 CELL_STATES_JS = """() => Array.from(document.querySelectorAll('CELLS')).map(c => ({
   code: c.classList.contains('jp-CodeCell'),
@@ -79,14 +80,6 @@ RUN_DONE_JS = """([start, before]) => {
 }""".replace("CELLS", CELLS)
 
 
-def lab_menu(page, menu: str, item: str) -> None:
-    """Click ``menu`` in JupyterLab's menu bar, then its entry ``item``."""
-    page.locator(".lm-MenuBar-item").filter(
-        has=page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(menu)}$"))
-    ).click()
-    page.locator(".lm-Menu .lm-Menu-item").filter(
-        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$"))
-    ).first.click()
 
 
 def cell_states(page) -> list[dict]:
@@ -117,22 +110,8 @@ def select_cell(page, index: int) -> None:
     prompt.click()
 
 
-def paste_into_cell(page, index: int, text: str) -> None:
-    """Click into a cell's editor, select everything and paste ``text`` over it."""
-    editor = page.locator(CELLS).nth(index).locator(".cm-content")
-    editor.scroll_into_view_if_needed()
-    editor.click()
-    page.keyboard.press("Control+a")
-    page.evaluate("text => navigator.clipboard.writeText(text)", text)
-    page.keyboard.press("Control+v")
-    page.keyboard.press("Escape")
-    got = editor.inner_text()
-    assert got == text, f"cell {index} editor holds {got!r}, not the pasted {text!r}"
 
 
-def save_notebook(page) -> None:
-    lab_menu(page, "File", "Save Notebook")
-    page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").wait_for(state="detached")
 
 
 def open_notebook(page, server, name: str, n_cells: int) -> None:
@@ -266,9 +245,6 @@ def test_student_solves_ps1_in_jupyterlab(page, tmp_path: Path) -> None:
     assert "Success! Your notebook passes all the tests." in validated, validated
 
 
-def shown(score: float) -> str:
-    """A score as nbgrader's feedback template prints it (``| float | round(2)``)."""
-    return str(round(float(score), 2))
 
 
 def grades(root: Path, student: str) -> dict[str, tuple[float, float]]:

@@ -12,16 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_report import ASSIGNMENT, GRADED, copy_graded, graded_course
+from helpers.graded import ASSIGNMENT, GRADED, copy_graded
 
 from attnkit import upstream
 from attnkit.grading.cluster import frozen_imports, grades_locally
 from attnkit.upstream.workers import COURSE_ENV, start_worker_server
-
-
-@pytest.fixture(scope="module")
-def factory_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return graded_course(tmp_path_factory)
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -95,11 +90,11 @@ print(json.dumps({"warm": [b.currsize for b in before],
 
 @pytest.mark.slow
 def test_a_worker_forked_warm_writes_the_same_page_from_its_caches(
-        tmp_path: Path, factory_graded: Path) -> None:
+        tmp_path: Path, graded_ps1: Path) -> None:
     """The worker server renders the course's release once (``attnkit.grading.worker``): a
     worker's first feedback page then comes mostly from the caches it forked with, and is
     byte for byte the page a cold worker writes."""
-    root = copy_graded(factory_graded, tmp_path / "course")
+    root = copy_graded(graded_ps1, tmp_path / "course")
     feedback = root / "feedback" / GRADED[0] / ASSIGNMENT / f"{ASSIGNMENT}.html"
     results, pages = {}, {}  # by whether the process was warmed
     for warm in (False, True):

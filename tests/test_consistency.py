@@ -15,7 +15,7 @@ from typing import Any
 import nbformat
 import numpy as np
 import pytest
-from conftest import ROOT, copy_course, run
+from helpers.course import ROOT, copy_course, run
 
 from attnkit import course
 from attnkit.dev.validate import load_catalogue

@@ -10,7 +10,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import copy_course, run
+from helpers.course import copy_course, run
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def whole_term(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = copy_course(tmp_path_factory.mktemp("cycle"))
     for assignment in kit_course.assignments(root):
         run(["nbgrader", "generate_assignment", assignment, "--force"], root)
@@ -46,28 +46,28 @@ def autograded_cells(root: Path, assignment: str) -> list[str]:
 
 @pytest.mark.parametrize("assignment,student",
                          [(a, s) for a, students in SAMPLES.items() for s in students])
-def test_sample_scores(graded: Path, assignment: str, student: str) -> None:
+def test_sample_scores(whole_term: Path, assignment: str, student: str) -> None:
     sample = SAMPLES[assignment][student]
-    scores = cell_scores(graded, assignment, student)
-    for cell in autograded_cells(graded, assignment):
+    scores = cell_scores(whole_term, assignment, student)
+    for cell in autograded_cells(whole_term, assignment):
         score, points = scores[cell]
         want = 0.0 if sample.blank else sample.expect.get(cell, 1.0) * points
         assert score == pytest.approx(want), f"{student} {cell}: {score} != {want}"
 
 
-def test_feedback_and_export_written(graded: Path) -> None:
+def test_feedback_and_export_written(whole_term: Path) -> None:
     for assignment, students in SAMPLES.items():
         for student in students:
-            pages = list((graded / "feedback" / student / assignment).glob("*.html"))
+            pages = list((whole_term / "feedback" / student / assignment).glob("*.html"))
             assert pages, f"no feedback for {student}/{assignment}"
-    rows = list(csv.DictReader((graded / "grades.csv").open()))
+    rows = list(csv.DictReader((whole_term / "grades.csv").open()))
     assert {(r["assignment"], r["student_id"]) for r in rows} >= {
         (a, s) for a, students in SAMPLES.items() for s in students}
 
 
 def test_config_loads_with_the_kits_preprocessors() -> None:
     """nbgrader only logs a broken config and grades without it: fail loudly here instead."""
-    from conftest import ROOT
+    from helpers.course import ROOT
 
     from attnkit.pipeline.preprocessors import JudgeProbes, ResilientExecute
 

@@ -7,9 +7,9 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import run
+from helpers.course import run
+from helpers.graded import ASSIGNMENT, BROKEN_JSON, GRADED, RENAMED, copy_graded
 from nbgrader.api import Gradebook
-from test_report import ASSIGNMENT, BROKEN_JSON, GRADED, RENAMED, copy_graded, graded_course
 
 from attnkit import course as kit_course
 from attnkit import report
@@ -27,10 +27,9 @@ MOODLE_HEAD = ["First name", "Last name", "ID number", "Email address"]
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def rostered(graded_ps1: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shared graded course, copied, with a roster imported by stock nbgrader."""
-    root = copy_graded(graded_course(tmp_path_factory),
-                       tmp_path_factory.mktemp("export") / "course")
+    root = copy_graded(graded_ps1, tmp_path_factory.mktemp("export") / "course")
     with (root / "roster.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", "first_name", "last_name", "email", "lms_user_id"])
@@ -69,13 +68,13 @@ def cli(root: Path, *argv: str) -> int:
 # ------------------------------------------------------------------ per question
 
 
-def test_per_question_rows_equal_the_gradebook(graded: Path) -> None:
-    assert cli(graded, "per-question") == 0
-    rows = read(graded / "exports" / "per_question.csv")
+def test_per_question_rows_equal_the_gradebook(rostered: Path) -> None:
+    assert cli(rostered, "per-question") == 0
+    rows = read(rostered / "exports" / "per_question.csv")
     assert rows[0] == export.PER_QUESTION_FIELDS
     found = {(r["student_id"], r["cell"]): r
-             for r in csv.DictReader((graded / "exports" / "per_question.csv").open())}
-    grades = gradebook_grades(graded)
+             for r in csv.DictReader((rostered / "exports" / "per_question.csv").open())}
+    grades = gradebook_grades(rostered)
     assert len(rows) - 1 == len(found) == len(grades)
     assert set(found) == set(grades)
     for (student, cell), (auto, points, pending) in grades.items():
@@ -83,11 +82,11 @@ def test_per_question_rows_equal_the_gradebook(graded: Path) -> None:
         assert (row["assignment"], row["notebook"]) == (ASSIGNMENT, ASSIGNMENT)
         assert float(row["max_score"]) == points
         if student in (BROKEN_JSON, RENAMED):
-            assert (row["status"], row["score"]) == ("not graded", "")
+            assert (row["status"], row["score"]) == ("not rostered", "")
         elif pending:
             assert (row["status"], row["score"], row["kind"]) == ("pending", "", "manual")
         else:
-            assert row["status"] == "graded" and row["graded_by"] == "auto"
+            assert row["status"] == "rostered" and row["graded_by"] == "auto"
             assert float(row["score"]) == auto, (student, cell)
             assert row["kind"] == "auto"
     chen = found[("chen", "ps1_softmax")]
@@ -99,17 +98,17 @@ def test_per_question_rows_equal_the_gradebook(graded: Path) -> None:
 # ------------------------------------------------------------------ LMS
 
 
-def test_canvas_csv(graded: Path) -> None:
-    out = graded / "canvas.csv"
-    assert cli(graded, "lms", "--format", "canvas", "--out", str(out)) == 0
+def test_canvas_csv(rostered: Path) -> None:
+    out = rostered / "canvas.csv"
+    assert cli(rostered, "lms", "--format", "canvas", "--out", str(out)) == 0
     rows = read(out)
     assert rows[0] == CANVAS_HEAD + [ASSIGNMENT]
-    with Gradebook(kit_course.db_url(graded), "self-attention") as gb:
+    with Gradebook(kit_course.db_url(rostered), "self-attention") as gb:
         points = gb.find_assignment(ASSIGNMENT).max_score
     assert rows[1] == ["Points Possible", "", "", "", "", report.fmt_score(points)]
     by_id = {r[2]: r for r in rows[2:]}
     assert set(by_id) == {*GRADED, BROKEN_JSON, RENAMED, "zoe"}
-    totals = gradebook_totals(graded)
+    totals = gradebook_totals(rostered)
     for student in GRADED:
         assert float(by_id[student][5]) == totals[student]
     assert by_id["aisha"][:5] == ["Okafor, Aisha", "1001", "aisha", "", ""]
@@ -120,8 +119,8 @@ def test_canvas_csv(graded: Path) -> None:
     assert by_id[BROKEN_JSON][5] == by_id[RENAMED][5] == ""  # failed to grade: never a 0
 
 
-def test_canvas_assignment_ids_and_zero_policy(graded: Path) -> None:
-    rows, warnings = export.lms_table(graded, "canvas", missing="zero",
+def test_canvas_assignment_ids_and_zero_policy(rostered: Path) -> None:
+    rows, warnings = export.lms_table(rostered, "canvas", missing="zero",
                                       canvas_ids={ASSIGNMENT: "4242"})
     assert rows[0] == CANVAS_HEAD + [f"{ASSIGNMENT} (4242)"]
     by_id = {r[2]: r for r in rows[2:]}
@@ -131,30 +130,30 @@ def test_canvas_assignment_ids_and_zero_policy(graded: Path) -> None:
     assert any("written answers still to grade" in w for w in warnings)
 
 
-def test_moodle_csv(graded: Path) -> None:
-    out = graded / "moodle.csv"
-    assert cli(graded, "lms", "--format", "moodle", "--out", str(out)) == 0
+def test_moodle_csv(rostered: Path) -> None:
+    out = rostered / "moodle.csv"
+    assert cli(rostered, "lms", "--format", "moodle", "--out", str(out)) == 0
     rows = read(out)
     assert rows[0] == MOODLE_HEAD + [f"Assignment: {ASSIGNMENT} (Real)"]
     by_id = {r[2]: r for r in rows[1:]}
     assert len(rows) - 1 == len(by_id) == 6
-    totals = gradebook_totals(graded)
+    totals = gradebook_totals(rostered)
     for student in GRADED:
         assert float(by_id[student][4]) == totals[student]
     assert by_id["aisha"][:4] == ["Aisha", "Okafor", "aisha", "aisha@example.edu"]
     assert by_id["zoe"][:4] == ["Zoë", "van der Berg, Jr", "zoe", "zoe@example.edu"]
     assert by_id["zoe"][4] == "-"  # no submission: Moodle's "no grade"
     assert by_id[BROKEN_JSON][4] == "-"
-    rows, _ = export.lms_table(graded, "moodle", missing="zero")
+    rows, _ = export.lms_table(rostered, "moodle", missing="zero")
     assert {r[2]: r[4] for r in rows[1:]}["zoe"] == "0"
 
 
-def test_default_paths_and_bad_arguments(graded: Path) -> None:
-    assert cli(graded, "lms", "--format", "canvas") == 0
-    assert (graded / "exports" / "canvas.csv").is_file()
+def test_default_paths_and_bad_arguments(rostered: Path) -> None:
+    assert cli(rostered, "lms", "--format", "canvas") == 0
+    assert (rostered / "exports" / "canvas.csv").is_file()
     with pytest.raises(SystemExit):
-        cli(graded, "lms", "--format", "blackboard")
+        cli(rostered, "lms", "--format", "blackboard")
     with pytest.raises(SystemExit):
-        cli(graded, "lms", "--format", "canvas", "--canvas-id", "ps1_self_attention")
+        cli(rostered, "lms", "--format", "canvas", "--canvas-id", "ps1_self_attention")
     with pytest.raises(SystemExit, match="not in the gradebook"):
-        cli(graded, "per-question", "--assignment", "ps9_nothing")
+        cli(rostered, "per-question", "--assignment", "ps9_nothing")

@@ -14,7 +14,7 @@ from xml.etree import ElementTree
 
 import nbformat
 import pytest
-from conftest import ROOT
+from helpers.course import ROOT
 from nbconvert.exporters import HTMLExporter
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.preprocessors import GetGrades
@@ -147,7 +147,7 @@ def test_markdown_keeps_nbconvert_behaviour_around_the_maths() -> None:
 TEST_SOURCE = "# Test cell: {title}. Do not edit.\nassert True\n"
 
 
-def graded(cell, grade_id: str, points: float, score: float, **meta) -> nbformat.NotebookNode:
+def mark_graded(cell, grade_id: str, points: float, score: float, **meta) -> nbformat.NotebookNode:
     cell.metadata["nbgrader"] = {"grade": True, "grade_id": grade_id, "points": points,
                                  "score": score, "solution": False, "locked": True,
                                  "schema_version": 3, **meta}
@@ -155,12 +155,12 @@ def graded(cell, grade_id: str, points: float, score: float, **meta) -> nbformat
 
 
 def sample_notebook(hint: str = "on logits near 1000 np.exp overflows") -> nbformat.NotebookNode:
-    check = graded(new_code_cell(TEST_SOURCE.format(title="softmax (1 point)")),
+    check = mark_graded(new_code_cell(TEST_SOURCE.format(title="softmax (1 point)")),
                    "ps1_softmax", 1, 0.5)
     check.metadata[VERDICT] = {"score": 0.5, "points": 1.0, "message": hint,
                                "misconception": "no max subtraction"}
-    untitled = graded(new_code_cell("assert x == 1\n"), "ps1_other", 2, 2)
-    three = graded(new_code_cell(TEST_SOURCE.format(
+    untitled = mark_graded(new_code_cell("assert x == 1\n"), "ps1_other", 2, 2)
+    three = mark_graded(new_code_cell(TEST_SOURCE.format(
         title="the three shapes (3 points, one per shape)")), "ps4_shapes", 3, 0)
     return new_notebook(cells=[
         new_markdown_cell("# Problem set\n\n## 1. Softmax (equation 12.5)\n\nText."),
@@ -169,11 +169,11 @@ def sample_notebook(hint: str = "on logits near 1000 np.exp overflows") -> nbfor
         untitled,
         three,
         new_markdown_cell("## 6. Written question (2 points, graded by a TA)"),
-        graded(new_markdown_cell("My answer."), "ps1_written", 2, 0, solution=True,
+        mark_graded(new_markdown_cell("My answer."), "ps1_written", 2, 0, solution=True,
                locked=False, comment=None),
-        graded(new_markdown_cell("Another."), "ps1_graded", 2, 1.5, solution=True,
+        mark_graded(new_markdown_cell("Another."), "ps1_graded", 2, 1.5, solution=True,
                locked=False, comment="Say why $P$ is not permuted."),
-        graded(new_markdown_cell("YOUR ANSWER HERE"), "ps1_blank", 2, 0, solution=True,
+        mark_graded(new_markdown_cell("YOUR ANSWER HERE"), "ps1_blank", 2, 0, solution=True,
                locked=False, comment="No response."),
     ])
 
@@ -216,7 +216,7 @@ def test_headings_in_code_blocks_are_not_titles() -> None:
 
 def test_summary_never_uses_hidden_source() -> None:
     """The title comes from the cell after nbgrader cleared its hidden lines."""
-    cell = graded(new_code_cell("### BEGIN HIDDEN TESTS\n# Test cell: secret (1 point)\n"
+    cell = mark_graded(new_code_cell("### BEGIN HIDDEN TESTS\n# Test cell: secret (1 point)\n"
                                 "### END HIDDEN TESTS\nassert x\n"), "ps1_softmax", 1, 1)
     nb = new_notebook(cells=[new_markdown_cell("## Section"), cell])
     nb, _ = ClearHiddenTestsInTestCells().preprocess(nb, {})
@@ -267,7 +267,7 @@ class Audit(HTMLParser):
 
 
 def hostile_answer() -> nbformat.NotebookNode:
-    answer = graded(new_markdown_cell(
+    answer = mark_graded(new_markdown_cell(
         f"So $\\text{{{PAYLOAD}}}$ and $$\\mbox{{<script>alert(1)</script>}}$$ and "
         f"$\\href{{javascript:alert(1)}}{{x}}$."), "ps1_written", 2, 0, solution=True,
         locked=False, comment=None)
@@ -313,7 +313,7 @@ def test_feedback_page_is_one_file_with_its_summary(config) -> None:
 @pytest.mark.parametrize("fixture", ["feedback_html", "formgrader_html"])
 def test_hostile_corpus_stays_inert_in_the_kit_templates(config, fixture: str) -> None:
     """test_xss's attacks (after NeutraliseActiveContent) through the kit's templates."""
-    from test_xss import HOSTILE
+    from helpers.xss import HOSTILE
 
     def render(nb: nbformat.NotebookNode) -> str:
         if fixture == "feedback_html":

@@ -10,30 +10,27 @@ refused, and must not have needed one: maths is MathML, CSS is inlined. axe-core
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import nbformat
 import pytest
+from helpers.browser import (
+    PS1,
+    axe_counts,
+    jupyter_server,
+    log_in_as_ta,
+    offline_page,
+    save_screenshot,
+    static_server,
+)
+from helpers.course import run
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
 from attnkit.pipeline.preprocessors import VERDICT
 
-pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
-from browser_fixtures import (  # noqa: E402
-    PS1,
-    jupyter_server,
-    log_in_as_ta,
-    save_screenshot,
-    static_server,
-)
-from conftest import run  # noqa: E402
-
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-pytest_plugins = ["browser_fixtures"]  # fixtures: browser, graded_course
+pytest_plugins = ["helpers.browser"]  # fixtures: browser, graded_course
 
 STUDENT = "chen"
 TITLES = ["softmax", "self_attention_loop", "softmax_cols", "self_attention",
@@ -54,42 +51,8 @@ MATHML_JS = """() => Array.from(document.querySelectorAll('math')).map(m =>
   [getComputedStyle(m).display, m.getBoundingClientRect().width])"""
 
 
-@contextmanager
-def offline_page(browser, width: int) -> Iterator[tuple[object, list[str]]]:
-    """A page in a fresh context of ``width`` px that may only reach this machine; the
-    list collects every other request (each one refused)."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    context.set_default_timeout(30_000)
-    refused: list[str] = []
-
-    def route(request_route) -> None:
-        url = request_route.request.url
-        if urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1"):
-            request_route.continue_()
-        else:
-            refused.append(url)
-            request_route.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    try:
-        yield page, refused
-    finally:
-        context.close()
 
 
-def axe_counts(page, name: str) -> dict[str, int]:
-    """axe-core's violations on the page by impact; prints them."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    violations = Axe().run(page).response["violations"]
-    counts = {impact: sum(v["impact"] == impact for v in violations)
-              for impact in ("critical", "serious", "moderate", "minor")}
-    print(f"\naxe {name}: {counts['critical']} critical, {counts['serious']} serious, "
-          f"{counts['moderate']} moderate, {counts['minor']} minor")
-    for v in violations:
-        print(f"  {v['impact']}: {v['id']} ({len(v['nodes'])}) {v['help']}")
-    return counts
 
 
 def assert_maths_rendered(page) -> None:

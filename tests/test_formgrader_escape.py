@@ -17,16 +17,14 @@ import urllib.parse
 from collections.abc import Iterator
 
 import pytest
+from helpers.browser import VIEWPORT
+from helpers.hub import PS1, HubSite, hub_site, running_hub
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
 
-pytest.register_assert_rewrite("browser_fixtures", "hub_site")
-from browser_fixtures import VIEWPORT  # noqa: E402
-from hub_site import PS1, HubSite, hub_site, running_hub  # noqa: E402
-
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.root]
-pytest_plugins = ["browser_fixtures"]  # the browser fixture
+pytest_plugins = ["helpers.browser"]  # the browser fixture
 
 STUDENT = 'x";document.title="XSS-"+document.domain;"'  # issue 35's id
 FIRST = '<img src=x onerror="window.__pwned=1;document.title=\'XSS-first\'">'

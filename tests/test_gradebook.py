@@ -9,13 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Course, Gradebook, MissingEntry
-from nbgrader.apps import NbGraderAPI
-from sqlalchemy import event
-from sqlalchemy.pool import Pool
-
-pytest.register_assert_rewrite("pg_fixture")  # its fixtures are loaded as a plugin below
-from pg_fixture import (  # noqa: E402
+from helpers.postgres import (
     ASSIGNMENT,
     COURSE_ID,
     KERNEL,
@@ -24,11 +18,15 @@ from pg_fixture import (  # noqa: E402
     scores,
     sqlite_url,
 )
+from nbgrader.api import Course, Gradebook, MissingEntry
+from nbgrader.apps import NbGraderAPI
+from sqlalchemy import event
+from sqlalchemy.pool import Pool
 
-from attnkit.course import load_config  # noqa: E402
-from attnkit.upstream.gradebook import shared_engine  # noqa: E402
+from attnkit.course import load_config
+from attnkit.upstream.gradebook import shared_engine
 
-pytest_plugins = ["pg_fixture"]
+pytest_plugins = ["helpers.postgres"]
 
 NBGRADER_OPEN, NBGRADER_CLOSE = Gradebook.__init__, Gradebook.close
 

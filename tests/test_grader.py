@@ -18,12 +18,9 @@ from pathlib import Path
 import dask
 import psutil
 import pytest
-from conftest import copy_course
 from distributed import Client
-from nbgrader.api import Gradebook
-
-pytest.register_assert_rewrite("pg_fixture")  # its fixtures are loaded as a plugin below
-from pg_fixture import (  # noqa: E402
+from helpers.course import copy_course
+from helpers.postgres import (
     ASSIGNMENT,
     KERNEL,
     WRONG,
@@ -35,13 +32,14 @@ from pg_fixture import (  # noqa: E402
     stock_autograde,
     submit,
 )
+from nbgrader.api import Gradebook
 
-from attnkit import samples  # noqa: E402
-from attnkit.grading import cluster, grader  # noqa: E402
-from attnkit.sandbox import KERNEL_NAME as SANDBOX  # noqa: E402
-from attnkit.sandbox import check_sandbox  # noqa: E402
+from attnkit import samples
+from attnkit.grading import cluster, grader
+from attnkit.sandbox import KERNEL_NAME as SANDBOX
+from attnkit.sandbox import check_sandbox
 
-pytest_plugins = ["pg_fixture"]
+pytest_plugins = ["helpers.postgres"]
 pytestmark = pytest.mark.slow
 
 # A kernel whose first start fails: argv[1] is a marker file, created by that failed start.

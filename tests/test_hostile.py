@@ -24,24 +24,22 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
-pytest.register_assert_rewrite("browser_fixtures")  # also loaded as a plugin, below
-from browser_fixtures import (  # noqa: E402
+from helpers.browser import (
     jupyter_server,
     log_in_as_ta,
     static_server,
     student_script_ran,
 )
-from conftest import Grader, copy_course, run  # noqa: E402
-from hostile import BUDGETS, expectations, graded_cells, write_suite  # noqa: E402
-from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
+from helpers.course import Grader, copy_course, run
+from helpers.hostile import BUDGETS, expectations, graded_cells, write_suite
+from nbgrader.api import Gradebook, MissingEntry
 
-from attnkit import course as kit_course  # noqa: E402
-from attnkit.judge.registry import checks  # noqa: E402
-from attnkit.pipeline.preprocessors import hidden_lines  # noqa: E402
+from attnkit import course as kit_course
+from attnkit.judge.registry import checks
+from attnkit.pipeline.preprocessors import hidden_lines
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2700)]  # the grading fixture: 5 x 37 notebooks
-pytest_plugins = ["browser_fixtures"]  # fixtures: browser, page
+pytest_plugins = ["helpers.browser"]  # fixtures: browser, page
 ASSIGNMENTS = kit_course.assignments(Path(__file__).resolve().parents[1])
 
 
@@ -84,7 +82,8 @@ STOCK_CANNOT = {"h24_missing"}  # stock nbgrader calls no hook for a folder with
 
 
 @pytest.fixture(scope="module", params=["nbgrader", "attnkit"])
-def graded(request: pytest.FixtureRequest, grader: Grader) -> Iterator[tuple[str, Path, dict]]:
+def hostile_class(request: pytest.FixtureRequest,
+                  grader: Grader) -> Iterator[tuple[str, Path, dict]]:
     """The suite graded by an ordinary instructor (``grader``): the sandbox without root."""
     base = grader.workspace(f"hostile-{request.param}")
     try:
@@ -125,8 +124,8 @@ def outcome(root: Path, assignment: str, student: str) -> tuple[dict[str, float]
     return scores, most, page.read_text() if page.exists() else ""
 
 
-def test_hostile_suite(graded: tuple[str, Path, dict]) -> None:
-    path, root, suite = graded
+def test_hostile_suite(hostile_class: tuple[str, Path, dict]) -> None:
+    path, root, suite = hostile_class
     rows, problems = [], []
     for assignment, hostiles in suite.items():
         master = root / "source" / assignment / f"{assignment}.ipynb"
@@ -163,8 +162,8 @@ def test_hostile_suite(graded: tuple[str, Path, dict]) -> None:
 
 
 def test_feedback_never_shows_hidden_tests_or_runs_student_script(
-        graded: tuple[str, Path, dict]) -> None:
-    path, root, suite = graded
+        hostile_class: tuple[str, Path, dict]) -> None:
+    path, root, suite = hostile_class
     pages = list((root / "feedback").rglob("*.html"))
     expected = sum(len(h) for h in suite.values())
     if path == "nbgrader":
@@ -181,11 +180,11 @@ def test_feedback_never_shows_hidden_tests_or_runs_student_script(
 
 
 @pytest.mark.browser
-def test_no_student_script_runs_in_any_page(graded: tuple[str, Path, dict], page,
+def test_no_student_script_runs_in_any_page(hostile_class: tuple[str, Path, dict], page,
                                             tmp_path: Path) -> None:
     """A TA opens the active-content submission of every assignment in formgrader, the
     student opens its feedback, the instructor the report: the payload never runs."""
-    path, root, suite = graded
+    path, root, suite = hostile_class
     student, ran = "h28_active_content", []
     with Gradebook(kit_course.db_url(root)) as gb:
         ids = {a: gb.find_submission(a, student).notebooks[0].id for a in suite}

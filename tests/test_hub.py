@@ -23,26 +23,26 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from helpers.browser import (  # noqa: E402
+    CELLS,
+    VIEWPORT,
+    grade_answer,
+    lab_menu,
+    nb_meta,
+    paste_into_cell,
+    save_notebook,
+    save_screenshot,
+    shown,
+)
+from helpers.hub import PS1, PS2, HubSite, hub_site, running_hub
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
 from attnkit.samples import SAMPLES, Sample, solution_code
 from attnkit.serve.exchange import feedback_page
 
-pytest.register_assert_rewrite("browser_fixtures", "hub_site")
-from browser_fixtures import VIEWPORT, grade_answer, save_screenshot  # noqa: E402
-from hub_site import PS1, PS2, HubSite, hub_site, running_hub  # noqa: E402
-from test_browser import (  # noqa: E402
-    CELLS,
-    lab_menu,
-    nb_meta,
-    paste_into_cell,
-    save_notebook,
-    shown,
-)
-
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.root]
-pytest_plugins = ["browser_fixtures"]  # the browser fixture
+pytest_plugins = ["helpers.browser"]  # the browser fixture
 
 NOTEBOOK = f"{PS1}.ipynb"
 ANSWER_ID = "ps1_positional_answer"

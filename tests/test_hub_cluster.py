@@ -19,11 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.hub import PS1, HubSite, hub_site
 
-pytest.register_assert_rewrite("hub_site")
-from hub_site import PS1, HubSite, hub_site  # noqa: E402
-
-from attnkit.deploy import site as deploy  # noqa: E402
+from attnkit.deploy import site as deploy
 
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 

@@ -15,6 +15,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,19 +24,22 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers.course import copy_course
+from helpers.hostile import BUDGETS, write_suite
+from helpers.hub import PS1, PS2, HubSite, hub_site
 
-pytest.register_assert_rewrite("hub_site")
-from hub_site import PS1, PS2, HubSite, hub_site  # noqa: E402
-
-from attnkit.deploy import site as deploy  # noqa: E402
+from attnkit.deploy import site as deploy
 
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 
 RATE_PERIOD = 15.0
+TIME_BUDGET = 20  # seconds per notebook; hostile.SLEEP_EVERY_CELL sleeps 8 s per cell
 CONFIG = f"""
 c.GradeOnSubmit.rate_limit = 1
 c.GradeOnSubmit.rate_period = {RATE_PERIOD}
 c.GradeOnSubmit.plots = "never"
+c.Execute.timeout = 10
+c.ResilientExecute.time_budget = {TIME_BUDGET}
 """
 SECRET = "submission_secret.txt"
 XSS = 'x";document.title="XSS-"+document.domain;"'
@@ -203,9 +207,9 @@ class Service:
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[Service]:
-    """Nine students (the last one the barrier's), ps1 graded on submit, ps2 released for the
-    instructor's own collect."""
-    with hub_site(students=9) as hub:
+    """Twelve students (the last one the barrier's), ps1 graded on submit, ps2 released for
+    the instructor's own collect."""
+    with hub_site(students=12) as hub:
         with (hub.site.course_root / "nbgrader_config.py").open("a") as config:
             config.write(CONFIG)
         for assignment in (PS1, PS2):
@@ -372,6 +376,64 @@ def test_a_hand_in_dated_2099_does_not_freeze_later_ones(service: Service) -> No
     assert journal[genuine]["state"] == "graded", journal[genuine]
     copied = service.hub.site.course_root / "submitted" / student / PS1 / "timestamp.txt"
     assert not copied.read_text().startswith("2099"), copied.read_text()
+
+
+# -- item 5: budgets per hand-in, other students unaffected ----------------------------------
+
+def hostile_notebook(service: Service, attack: str, tmp_path: Path) -> Path:
+    """``hostile.BUDGETS``' row ``attack`` as a notebook any student may read and hand in."""
+    (row,) = [h for h in BUDGETS if h.attack == attack]
+    root = copy_course(tmp_path / "course")
+    write_suite(root, [PS1], [row])
+    folder = Path(tempfile.mkdtemp(prefix="attnkit-budget-", dir="/var/tmp"))
+    service.planted.append(folder)
+    notebook = folder / f"{PS1}.ipynb"
+    shutil.copy(root / "submitted" / row.student / PS1 / notebook.name, notebook)
+    folder.chmod(0o755)
+    notebook.chmod(0o644)
+    return notebook
+
+
+def graded_note(service: Service, student: str) -> str:
+    """The student's autograded notebook as text (what feedback is made from)."""
+    path = service.hub.site.course_root / "autograded" / student / PS1 / f"{PS1}.ipynb"
+    return path.read_text()
+
+
+def test_a_sleeping_notebook_stops_at_its_budget_and_a_classmate_still_gets_feedback(
+        service: Service, tmp_path: Path) -> None:
+    """One worker, a notebook sleeping 8 s before every cell, then an honest classmate: the
+    sleeper is stopped at the notebook's time budget, the classmate is graded after it."""
+    sleeper, classmate = service.hub.students[9], service.hub.students[11]
+    started = time.monotonic()
+    slow = service.hand_in(sleeper, notebook=str(hostile_notebook(
+        service, "b02_sleep_every_cell", tmp_path)))
+    time.sleep(1)
+    honest = service.hand_in(classmate)
+    done = ("graded", "failed")
+    service.wait("both gradings", lambda: all(
+        service.journal().get(n, {}).get("state") in done for n in (slow, honest)), 300)
+    waited = time.monotonic() - started
+    journal = service.journal()
+    assert journal[honest]["state"] == "graded", journal[honest]
+    assert journal[slow]["state"] == "graded", journal[slow]  # a grade row, with a reason
+    assert "time budget" in graded_note(service, sleeper)
+    # 13 cells of 8 s would be 104 s; the budget ends it, and the classmate comes next
+    assert waited < TIME_BUDGET + 90, f"both graded only after {waited:.0f} s"
+
+
+def test_a_250_mb_line_is_cut_before_the_worker_and_the_service_goes_on(
+        service: Service, tmp_path: Path) -> None:
+    student = service.hub.students[10]
+    name = service.hand_in(student, notebook=str(hostile_notebook(
+        service, "b04_huge_line_uncapped", tmp_path)))
+    service.wait("its grading", lambda: service.journal().get(name, {}).get("state")
+                 in ("graded", "failed"), 300)
+    assert service.journal()[name]["state"] == "graded", service.journal()[name]
+    note = graded_note(service, student)
+    assert "output cut" in note, "no note says the output was cut"
+    assert len(note) < 16 << 20, f"the graded notebook keeps {len(note)} characters"
+    assert service.alive()
 
 
 # -- item 3: one folder cannot stop the service ----------------------------------------------

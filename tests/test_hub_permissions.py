@@ -18,13 +18,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from helpers.hub import PS1, HubSite, hub_site
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
 from attnkit.samples import SAMPLES, build_submission
-
-pytest.register_assert_rewrite("hub_site")
-from hub_site import PS1, HubSite, hub_site  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 
@@ -83,7 +81,7 @@ def submitted() -> Iterator[HubSite]:
 
 
 @pytest.fixture(scope="module")
-def graded(submitted: HubSite) -> HubSite:
+def released_hub(submitted: HubSite) -> HubSite:
     """Autograded by the instructor (unprivileged, sandbox on), feedback released and
     fetched by each student."""
     hub = submitted
@@ -152,11 +150,11 @@ def test_a_student_cannot_read_another_home(submitted: HubSite) -> None:
     assert denied(sh(submitted, second, f"ls /home/{first}"))
 
 
-def test_a_ta_grades_but_cannot_edit_source(graded: HubSite) -> None:
+def test_a_ta_grades_but_cannot_edit_source(released_hub: HubSite) -> None:
     """The TA's formgrader is the hub's grading service, running as the grader account: it
     writes grades to the gradebook, but source/ stays the instructor's. The TA's own
     account cannot enter the course at all."""
-    hub = graded
+    hub = released_hub
     root = hub.site.course_root
     master = shlex.quote(str(root / "source" / PS1 / NOTEBOOK))
     assert denied(sh(hub, hub.ta, f"ls {root}"))
@@ -177,8 +175,8 @@ def test_a_ta_grades_but_cannot_edit_source(graded: HubSite) -> None:
                              hub.students[0]).manual_score == 1.0
 
 
-def test_a_student_cannot_read_another_feedback(graded: HubSite) -> None:
-    hub = graded
+def test_a_student_cannot_read_another_feedback(released_hub: HubSite) -> None:
+    hub = released_hub
     first, second = hub.students
     feedback = hub.site.exchange / hub.site.course_id / "feedback"
     assert len(list(feedback.glob("*.html"))) == 2
@@ -189,8 +187,8 @@ def test_a_student_cannot_read_another_feedback(graded: HubSite) -> None:
 
 
 def test_student_code_during_grading_sees_neither_exchange_nor_instructor(
-        graded: HubSite) -> None:
-    hub = graded
+        released_hub: HubSite) -> None:
+    hub = released_hub
     second = hub.students[1]
     nb = nbformat.read(hub.site.course_root / "autograded" / second / PS1 / NOTEBOOK,
                        as_version=4)

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import nbformat
-from conftest import ROOT
+from helpers.course import ROOT
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import independent
+import helpers.independent as independent
 import nbformat
 import numpy as np
 import pytest

@@ -6,9 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-pytest.register_assert_rewrite("pg_fixture")  # its fixtures are loaded as a plugin below
-from pg_fixture import (  # noqa: E402
+from helpers.postgres import (
     ASSIGNMENT,
     KERNEL,
     grade_rows,
@@ -19,9 +17,9 @@ from pg_fixture import (  # noqa: E402
     stock_autograde,
 )
 
-from attnkit.grading import grader  # noqa: E402
+from attnkit.grading import grader
 
-pytest_plugins = ["pg_fixture"]
+pytest_plugins = ["helpers.postgres"]
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 

@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, copy_course, run
+from helpers.course import ROOT, copy_course, run
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import copy_course, run
+from helpers.course import copy_course, run
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
@@ -24,8 +24,7 @@ from attnkit.review import regrades
 from attnkit.samples import SAMPLES, build_submission
 
 A = "ps1_self_attention"
-pytest.register_assert_rewrite("pg_fixture")
-pytest_plugins = ["pg_fixture"]  # the real PostgreSQL server: fixture postgres
+pytest_plugins = ["helpers.postgres"]  # the real PostgreSQL server: fixture postgres
 
 
 def load(path: Path, name: str):

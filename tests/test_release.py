@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, run
+from helpers.course import ROOT, run
 
 from attnkit import course as kit_course
 from attnkit.samples import SOLUTION

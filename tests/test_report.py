@@ -1,7 +1,7 @@
 """``attnkit report`` on a course graded by stock nbgrader commands.
 
 The graded course (three sample students plus two broken submissions) is made
-once per test session by ``graded_course``; test_export.py uses it too. Tests
+once per test session (the ``graded_ps1`` fixture); the export tests use it too. Tests
 that change a course work on a copy.
 """
 
@@ -14,80 +14,27 @@ import json
 import os
 import re
 import shutil
-import stat
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import copy_course, run
+from helpers.graded import ASSIGNMENT, BROKEN_JSON, GRADED, NOTEBOOK, RENAMED, copy_graded
 from nbgrader.api import Gradebook
 from PIL import Image
 
 from attnkit import course as kit_course
 from attnkit import report
-from attnkit.samples import SAMPLES, write_submissions
 
 pytestmark = pytest.mark.slow
 
-ASSIGNMENT = "ps1_self_attention"
-NOTEBOOK = f"{ASSIGNMENT}.ipynb"
-GRADED = ("aisha", "chen", "dara")  # sample students nbgrader really grades
-BROKEN_JSON, RENAMED = "fay", "gus"  # submissions that cannot grade
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SECTIONS = ["Score distribution", "Scores per graded cell", "Pass rate per hidden check",
             "Most frequent misconceptions", "Submissions that failed to grade",
             "Manual grading progress"]
 
-_BUILT: dict[str, Path] = {}
-
-
-def graded_course(factory: pytest.TempPathFactory) -> Path:
-    """A course with ps1 autograded (plain kernel) for GRADED and the broken submissions.
-
-    Built once per session and shared: copy it (``copy_graded``) before changing it.
-    """
-    if "root" not in _BUILT:
-        root = copy_course(factory.mktemp("graded"))
-        with (root / "nbgrader_config.py").open("a") as config:
-            # graded without the kit's intake, so two submissions really fail to grade:
-            # what the report's failure section and the exports' "never a 0" are about
-            config.write("\nc.Autograde.pre_convert_hook = None\n")
-        run(["nbgrader", "generate_assignment", ASSIGNMENT, "--force"], root)
-        write_submissions(root, [ASSIGNMENT])
-        for student in set(SAMPLES[ASSIGNMENT]) - set(GRADED):
-            shutil.rmtree(root / "submitted" / student)
-        released = (root / "release" / ASSIGNMENT / NOTEBOOK).read_text()
-        broken = root / "submitted" / BROKEN_JSON / ASSIGNMENT
-        broken.mkdir(parents=True)
-        (broken / NOTEBOOK).write_text(released[: len(released) // 2])  # cut off mid-file
-        renamed = root / "submitted" / RENAMED / ASSIGNMENT
-        renamed.mkdir(parents=True)
-        (renamed / f"{ASSIGNMENT} (1).ipynb").write_text(released)
-        # nbgrader exits non-zero because two submissions fail: that is the point
-        result = run(["nbgrader", "autograde", ASSIGNMENT], root, check=False,
-                     env={"ATTNKIT_KERNEL": "python3"})
-        for student in GRADED:
-            assert (root / "autograded" / student / ASSIGNMENT / NOTEBOOK).is_file(), (
-                result.stdout[-3000:] + result.stderr[-3000:])
-        _BUILT["root"] = root
-    return _BUILT["root"]
-
-
-def copy_graded(source: Path, dest: Path) -> Path:
-    shutil.copytree(source, dest, symlinks=True)
-    for path in (dest / "autograded").rglob("*"):
-        path.chmod(path.stat().st_mode | stat.S_IWUSR)
-    return dest
-
-
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return graded_course(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def built(graded: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return report.build(graded, ASSIGNMENT, tmp_path_factory.mktemp("report"))
+def built(graded_ps1: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return report.build(graded_ps1, ASSIGNMENT, tmp_path_factory.mktemp("report"))
 
 
 def gradebook_view(root: Path) -> dict:
@@ -132,10 +79,10 @@ def test_figures_are_valid_pngs(built: Path) -> None:
     assert sorted(embedded) == sorted(base64.b64encode(p.read_bytes()).decode() for p in files)
 
 
-def test_pass_rates_equal_the_gradebook(graded: Path, built: Path) -> None:
-    view = gradebook_view(graded)
+def test_pass_rates_equal_the_gradebook(graded_ps1: Path, built: Path) -> None:
+    view = gradebook_view(graded_ps1)
     assert sorted(view["scores"]) == sorted(GRADED)
-    rates = {r.cell.name: r for r in report.pass_rates(report.collect(graded, ASSIGNMENT))}
+    rates = {r.cell.name: r for r in report.pass_rates(report.collect(graded_ps1, ASSIGNMENT))}
     assert set(rates) == set(view["auto"])
     section = built.read_text().split('id="checks"')[1].split("</section>")[0]
     for name, points in view["auto"].items():
@@ -149,26 +96,26 @@ def test_pass_rates_equal_the_gradebook(graded: Path, built: Path) -> None:
     assert rates["ps1_equivariance"].passed == 3
 
 
-def test_hints_count_the_verdicts(graded: Path, built: Path) -> None:
+def test_hints_count_the_verdicts(graded_ps1: Path, built: Path) -> None:
     counted: Counter = Counter()
     for student in GRADED:
-        nb = json.loads((graded / "autograded" / student / ASSIGNMENT / NOTEBOOK).read_text())
+        nb = json.loads((graded_ps1 / "autograded" / student / ASSIGNMENT / NOTEBOOK).read_text())
         for cell in nb["cells"]:
             verdict = cell["metadata"].get("attnkit")
             if verdict and verdict["score"] < verdict["points"]:
                 counted[(cell["metadata"]["nbgrader"]["grade_id"],
                          verdict["misconception"] or verdict["message"])] += 1
-    found = report.hints(report.collect(graded, ASSIGNMENT), top=100)
+    found = report.hints(report.collect(graded_ps1, ASSIGNMENT), top=100)
     assert Counter({(h.check, h.label): h.count for h in found}) == counted
     assert ("ps1_scaled_attention", "scale D") in counted  # chen divides by D
     assert [h.count for h in found] == sorted((h.count for h in found), reverse=True)
     page = built.read_text()
     assert "scale D" in page and "softmax over rows" in page
-    assert len(report.hints(report.collect(graded, ASSIGNMENT), top=2)) == 2
+    assert len(report.hints(report.collect(graded_ps1, ASSIGNMENT), top=2)) == 2
 
 
-def test_broken_submissions_are_listed_with_their_reason(graded: Path, built: Path) -> None:
-    data = report.collect(graded, ASSIGNMENT)
+def test_broken_submissions_are_listed_with_their_reason(graded_ps1: Path, built: Path) -> None:
+    data = report.collect(graded_ps1, ASSIGNMENT)
     problems = {p.student: p for p in data.problems}
     assert set(problems) == {BROKEN_JSON, RENAMED}
     assert problems[BROKEN_JSON].kind == report.INVALID
@@ -178,15 +125,15 @@ def test_broken_submissions_are_listed_with_their_reason(graded: Path, built: Pa
     assert f"found {ASSIGNMENT} (1).ipynb" in problems[RENAMED].detail
     assert data.submissions[BROKEN_JSON].status == report.FAILED
     assert data.submissions[RENAMED].status == report.FAILED
-    assert [s.student for s in data.graded] == list(GRADED)
+    assert [s.student for s in data.graded_ps1] == list(GRADED)
     section = built.read_text().split('id="failures"')[1].split("</section>")[0]
     for student, kind in ((BROKEN_JSON, "invalid notebook"), (RENAMED, "missing notebook")):
         row = re.search(rf"<td>{student}</td>.*?</tr>", section).group(0)
         assert kind in row
 
 
-def test_crashes_timeouts_and_stale_grades_are_found(graded: Path, tmp_path: Path) -> None:
-    root = copy_graded(graded, tmp_path / "course")
+def test_crashes_timeouts_and_stale_grades_are_found(graded_ps1: Path, tmp_path: Path) -> None:
+    root = copy_graded(graded_ps1, tmp_path / "course")
     path = root / "autograded" / "aisha" / ASSIGNMENT / NOTEBOOK
     nb = json.loads(path.read_text())
     solutions = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution")
@@ -217,27 +164,27 @@ def test_crashes_timeouts_and_stale_grades_are_found(graded: Path, tmp_path: Pat
     assert "aisha: kernel died" in text and "aisha: timeout" in text
 
 
-def test_manual_grading_progress(graded: Path, tmp_path: Path) -> None:
-    view = gradebook_view(graded)
+def test_manual_grading_progress(graded_ps1: Path, tmp_path: Path) -> None:
+    view = gradebook_view(graded_ps1)
     (answer,) = view["manual"]
-    data = report.collect(graded, ASSIGNMENT)
+    data = report.collect(graded_ps1, ASSIGNMENT)
     (progress,) = report.manual_progress(data)
-    assert (progress.cell.name, progress.graded, progress.pending) == (answer, 0, len(GRADED))
-    root = copy_graded(graded, tmp_path / "course")
+    assert (progress.cell.name, progress.graded_ps1, progress.pending) == (answer, 0, len(GRADED))
+    root = copy_graded(graded_ps1, tmp_path / "course")
     with Gradebook(kit_course.db_url(root), "self-attention") as gb:
         grade = gb.find_grade(answer, ASSIGNMENT, ASSIGNMENT, "chen")
         grade.manual_score = 1.5
         grade.needs_manual_grade = False
         gb.db.commit()
     (progress,) = report.manual_progress(report.collect(root, ASSIGNMENT))
-    assert (progress.graded, progress.pending, progress.mean) == (1, len(GRADED) - 1, 1.5)
+    assert (progress.graded_ps1, progress.pending, progress.mean) == (1, len(GRADED) - 1, 1.5)
     page = report.build(root, ASSIGNMENT).read_text()
     assert "Written answers graded by a TA: 1 of 3" in page
 
 
-def test_main_writes_default_report_and_prints_summary(graded: Path, tmp_path: Path,
+def test_main_writes_default_report_and_prints_summary(graded_ps1: Path, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture) -> None:
-    root = copy_graded(graded, tmp_path / "course")
+    root = copy_graded(graded_ps1, tmp_path / "course")
     parser = argparse.ArgumentParser()
     report.add_arguments(parser)
     args = parser.parse_args([ASSIGNMENT])
@@ -255,9 +202,9 @@ def test_main_writes_default_report_and_prints_summary(graded: Path, tmp_path: P
     assert "Written answers: 0 of 3 graded by a TA, 3 pending" in out
 
 
-def test_unknown_assignment_is_refused(graded: Path) -> None:
+def test_unknown_assignment_is_refused(graded_ps1: Path) -> None:
     with pytest.raises(SystemExit, match="not in the gradebook"):
-        report.collect(graded, "ps9_nothing")
+        report.collect(graded_ps1, "ps9_nothing")
 
 
 # ------------------------------------------------------------------ without nbgrader

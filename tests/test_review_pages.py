@@ -7,15 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-pytest.register_assert_rewrite("browser_fixtures")
-from browser_fixtures import DOCS, PS1, save_screenshot, static_server  # noqa: E402
-from conftest import run  # noqa: E402
-from test_feedback_page import axe_counts, offline_page  # noqa: E402
-from test_similarity import plant  # noqa: E402
+from helpers.browser import DOCS, PS1, axe_counts, offline_page, save_screenshot, static_server  # noqa: E402
+from helpers.course import run
+from helpers.similarity import plant
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-pytest_plugins = ["browser_fixtures"]
+pytest_plugins = ["helpers.browser"]
 
 
 def test_similarity_page_in_a_browser(browser, tmp_path: Path) -> None:

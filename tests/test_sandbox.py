@@ -499,25 +499,6 @@ def test_check_reports_missing_tools(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "bwrap" in (check_sandbox() or "")
 
 
-def startup_seconds(cwd: Path, name: str, connection_file: str = "") -> float:
-    """Seconds from start_kernel to the first execute reply, shutdown excluded."""
-    start = time.perf_counter()
-    with kernel(cwd, name, connection_file=connection_file) as (_, kc):
-        run(kc, "pass")
-        return time.perf_counter() - start
-
-
-def test_start_overhead(specs: Path, submission: Path, tmp_path: Path,
-                        capsys: pytest.CaptureFixture) -> None:
-    rounds = 3
-    plain = sum(startup_seconds(submission, "python3", str(tmp_path / f"plain-{i}.json"))
-                for i in range(rounds)) / rounds
-    boxed = sum(startup_seconds(submission, KERNEL_NAME) for _ in range(rounds)) / rounds
-    with capsys.disabled():
-        print(f"\nkernel start to first reply: plain {plain:.3f} s, sandboxed {boxed:.3f} s, "
-              f"overhead {boxed - plain:+.3f} s")
-
-
 def test_a_long_cell_lowers_only_its_kernel(specs: Path, submission: Path) -> None:
     """A cell that runs past step_aside_after leaves its kernel at nice 19 (and its session's
     autogroup), so it cannot starve the other kernels; a kernel of quick cells keeps nice 0."""

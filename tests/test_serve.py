@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from conftest import BIN, ENV, run
-from exchange_course import exchange_course, fetch_feedback, place, right, submit
+from helpers.course import BIN, ENV, run
+from helpers.exchange import exchange_course, fetch_feedback, place, right, submit
 from nbgrader.api import Gradebook
 
 from attnkit.course import db_url

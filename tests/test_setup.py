@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import BIN, copy_course, run
+from helpers.course import BIN, copy_course, run
 
 
 def test_demo_and_autograde_refuse_and_grade_nothing_without_the_sandbox(

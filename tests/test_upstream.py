@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import BIN, ROOT
+from helpers.course import BIN, ROOT
 from nbconvert.preprocessors import Preprocessor
 
 from attnkit import upstream

@@ -23,12 +23,15 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psutil
 import pytest
-from conftest import ENV, ROOT, copy_course, run
+
+from helpers.course import ENV, ROOT, copy_course, run  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -309,3 +312,81 @@ def grade_answer(page, student: str, grade_id: str, score: float, comment: str,
     page.evaluate("window.scrollBy(0, -60)")
     page.mouse.move(0, 0)
     save_screenshot(page, screenshot)
+
+
+@contextmanager
+def offline_page(browser, width: int) -> Iterator[tuple[object, list[str]]]:
+    """A page in a fresh context of ``width`` px that may only reach this machine; the
+    list collects every other request (each one refused)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.set_default_timeout(30_000)
+    refused: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1"):
+            request_route.continue_()
+        else:
+            refused.append(url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    try:
+        yield page, refused
+    finally:
+        context.close()
+
+
+def axe_counts(page, name: str) -> dict[str, int]:
+    """axe-core's violations on the page by impact; prints them."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page).response["violations"]
+    counts = {impact: sum(v["impact"] == impact for v in violations)
+              for impact in ("critical", "serious", "moderate", "minor")}
+    print(f"\naxe {name}: {counts['critical']} critical, {counts['serious']} serious, "
+          f"{counts['moderate']} moderate, {counts['minor']} minor")
+    for v in violations:
+        print(f"  {v['impact']}: {v['id']} ({len(v['nodes'])}) {v['help']}")
+    return counts
+
+
+def nb_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+CELLS = ".jp-NotebookPanel .jp-Notebook .jp-Cell"
+
+
+def lab_menu(page, menu: str, item: str) -> None:
+    """Click ``menu`` in JupyterLab's menu bar, then its entry ``item``."""
+    page.locator(".lm-MenuBar-item").filter(
+        has=page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(menu)}$"))
+    ).click()
+    page.locator(".lm-Menu .lm-Menu-item").filter(
+        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$"))
+    ).first.click()
+
+
+def paste_into_cell(page, index: int, text: str) -> None:
+    """Click into a cell's editor, select everything and paste ``text`` over it."""
+    editor = page.locator(CELLS).nth(index).locator(".cm-content")
+    editor.scroll_into_view_if_needed()
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.evaluate("text => navigator.clipboard.writeText(text)", text)
+    page.keyboard.press("Control+v")
+    page.keyboard.press("Escape")
+    got = editor.inner_text()
+    assert got == text, f"cell {index} editor holds {got!r}, not the pasted {text!r}"
+
+
+def save_notebook(page) -> None:
+    lab_menu(page, "File", "Save Notebook")
+    page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").wait_for(state="detached")
+
+
+def shown(score: float) -> str:
+    """A score as nbgrader's feedback template prints it (``| float | round(2)``)."""
+    return str(round(float(score), 2))

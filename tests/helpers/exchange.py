@@ -23,7 +23,7 @@ COURSE = "self-attention"
 def exchange_course(base: Path, assignments: list[str], extra_config: str = "") -> Path:
     """A copy of the course under ``base/course`` whose exchange is ``base/exchange``, with
     ``assignments`` released to it (``nbgrader release_assignment``)."""
-    from conftest import copy_course  # tests/ is on sys.path for pytest and the benchmark
+    from helpers.course import copy_course  # tests/ is on sys.path for pytest and the benchmark
 
     root = copy_course(base / "course")
     exchange = base / "exchange"

@@ -122,7 +122,7 @@ def hub_site(students: int = 2, grade_on_submit: list[str] | None = None) -> Ite
 @contextlib.contextmanager
 def running_hub(hub: HubSite) -> Iterator[subprocess.Popen]:
     """deploy/jupyterhub's hub for ``hub``, as root on loopback; stopped with every server."""
-    from browser_fixtures import stop_process_tree, wait_http
+    from helpers.browser import stop_process_tree, wait_http
 
     log = hub.site.state / "jupyterhub.log"
     with log.open("w") as out:

@@ -1,0 +1,1 @@
+"""Fixtures and builders the test modules share; no test module imports another."""
