@@ -23,7 +23,7 @@ bomb stops at ``process_limit`` without touching the instructor's other processe
 One concern per module: ``bwrap`` (the mount plan, bubblewrap, the box, the uid lease),
 ``scratch`` (the working dir), ``folders`` (private temporary folders), ``client`` (the
 warm-kernel server's client and kernel handle), ``provisioner`` (SandboxProvisioner and the
-kernelspec); ``forkserver`` is the warm-kernel server. This module names
+kernelspec); ``forkserver`` and ``rootfs`` run in the warm-kernel server. This module names
 what the rest of the kit, kernel.json and the provisioner entry point use.
 """
 

@@ -2,7 +2,7 @@
 kernel's box on the host, its uid lease (grading as root) and its environment.
 
 The mount plan is one list of steps for both ways a kernel starts: bubblewrap is given it
-as options (``bwrap_args``), the warm-kernel server mounts it itself (``forkserver.py``), so the
+as options (``bwrap_args``), the warm-kernel server mounts it itself (``rootfs.py``), so the
 two sandboxes cannot drift apart.
 """
 
