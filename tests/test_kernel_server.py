@@ -24,8 +24,8 @@ import psutil
 import pytest
 from jupyter_client import BlockingKernelClient, KernelManager
 
-from attnkit import sandbox
 from attnkit.sandbox import SHARED_ENV, Forkserver, check_sandbox, install_kernelspec
+from attnkit.sandbox import provisioner as sandbox_provisioner
 
 pytestmark = pytest.mark.kernel
 NOBODY = 65534
@@ -220,8 +220,8 @@ def test_a_kernel_that_sees_the_socket_is_refused(monkeypatch: pytest.MonkeyPatc
     with Forkserver.share():
         path = os.environ[SHARED_ENV]
         folder = os.path.dirname(path)
-        plan = sandbox.mount_plan
-        monkeypatch.setattr(sandbox, "mount_plan",
+        plan = sandbox_provisioner.mount_plan  # the name SandboxProvisioner reads
+        monkeypatch.setattr(sandbox_provisioner, "mount_plan",
                             lambda *args: [*plan(*args), ["ro", folder, folder]])
         with kernel() as (_, kc):
             kc.execute_interactive(ATTACK, timeout=30)

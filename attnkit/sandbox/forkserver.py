@@ -25,7 +25,8 @@ namespace (a sandboxed kernel), is refused (``SO_PEERCRED``). When a caller's co
 closes (its worker has gone), its kernels are killed.
 
 It runs as a script (``python -I -P forkserver.py``: its own dir, the ``attnkit``
-package, is not on the path), so the kernel's memory holds nothing of the grader.
+package, is not on the path), so the kernel's memory holds nothing of the grader. Its one
+sibling, ``rootfs.py`` (the sandbox's root), it loads from its file.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
+import importlib.util
 import json
 import os
 import resource
@@ -44,6 +46,7 @@ import socket
 import struct
 import sys
 import traceback
+import types
 
 import ipykernel.kernelapp
 import numpy
@@ -58,106 +61,33 @@ for _module in PRELOAD:
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
-MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 16384, 1 << 18, 1 << 21, 1 << 24
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
-DEVICES = ("null", "zero", "full", "random", "urandom")
 LIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS,
           "fsize": resource.RLIMIT_FSIZE, "nproc": resource.RLIMIT_NPROC}
 SETUP_FAILED = 70  # exit code of an init whose sandbox could not be built
-LISTEN_ENV = "ATTNKIT_KERNEL_SERVER_LISTEN"  # as attnkit.sandbox names it
-
-_libc = ctypes.CDLL(None, use_errno=True)
+LISTEN_ENV = "ATTNKIT_KERNEL_SERVER_LISTEN"  # as attnkit.sandbox.client names it
 
 
-def _call(name: str, *args: object) -> None:
-    """Call a libc function; raise OSError on failure."""
-    if getattr(_libc, name)(*args) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{name}{args!r}: {os.strerror(errno)}")
+def _sibling(name: str) -> types.ModuleType:
+    """Our sibling module ``name``, loaded from its file. Not imported as part of
+    ``attnkit``: that package in ``sys.modules`` would hide the kernel's private copy of it
+    (``attnkit.probe`` in ``/opt/attnkit``) from every kernel forked from here."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_attnkit_forkserver_{name}", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _mount(source: str | None, target: str, fstype: str | None, flags: int,
-           data: str | None = None) -> None:
-    _call("mount", *(None if s is None else s.encode() for s in (source, target, fstype)),
-          ctypes.c_ulong(flags), None if data is None else data.encode())
+_rootfs = _sibling("rootfs")  # the sandbox's root, built from the mount plan
+_libc, _call, build_root = _rootfs.libc, _rootfs.call, _rootfs.build_root
 
 
 def _die_with_parent() -> None:
     _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-# -- the sandbox's root --------------------------------------------------------------------
-
-def _target(root: str, path: str, *, is_dir: bool) -> str:
-    """``path`` under ``root``, created as an empty dir or file."""
-    target = root + path
-    os.makedirs(target if is_dir else os.path.dirname(target), exist_ok=True)
-    if not is_dir and not os.path.exists(target):
-        open(target, "w").close()
-    return target
-
-
-def _kept_flags(source: str) -> int:
-    """The flags of the mount holding ``source`` that a bind of it must keep: in a user
-    namespace they are locked, and a remount that drops one fails (as in bubblewrap)."""
-    flag = os.statvfs(source).f_flag
-    kept = flag & (os.ST_RDONLY | os.ST_NOSUID | os.ST_NODEV | os.ST_NOEXEC)  # = MS_ bits
-    if flag & os.ST_NOATIME:
-        return kept | MS_NOATIME
-    if flag & os.ST_RELATIME:
-        return kept | MS_RELATIME | (MS_NODIRATIME if flag & os.ST_NODIRATIME else 0)
-    return kept | MS_STRICTATIME | (MS_NODIRATIME if flag & os.ST_NODIRATIME else 0)
-
-
-def _bind(source: str, target: str, writable: bool, *, device: bool = False) -> None:
-    _mount(source, target, None, MS_BIND)
-    _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | _kept_flags(source)
-           | (0 if device else MS_NODEV) | (0 if writable else MS_RDONLY))
-
-
-def _dev(target: str) -> None:
-    """A minimal /dev: the harmless devices, a shared-memory tmpfs, the fd links."""
-    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k")
-    for name in DEVICES:
-        _bind(f"/dev/{name}", _target(target, f"/{name}", is_dir=False), True, device=True)
-    _mount("tmpfs", _target(target, "/shm", is_dir=True), "tmpfs", MS_NOSUID | MS_NODEV,
-           "mode=1777,size=16m")
-    for index, name in enumerate(("stdin", "stdout", "stderr")):
-        os.symlink(f"/proc/self/fd/{index}", f"{target}/{name}")
-    os.symlink("/proc/self/fd", f"{target}/fd")
-    _mount(None, target, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
-
-
-def build_root(root: str, plan: list[list], owner: tuple[int, int]) -> None:
-    """Mount the plan's steps under ``root`` (a tmpfs), then make the tmpfs read-only.
-
-    The plan is ``attnkit.sandbox.mount_plan``: the same steps bubblewrap is given. Its
-    tmpfs mounts belong to ``owner`` (the kernel's uid and gid), as bubblewrap's do."""
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount reaches the host
-    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
-    for kind, *args in plan:
-        if kind in ("ro", "rw"):
-            source, path = args
-            _bind(source, _target(root, path, is_dir=os.path.isdir(source)), kind == "rw")
-        elif kind == "symlink":
-            link, path = args
-            os.symlink(link, root + path)
-        elif kind == "tmpfs":
-            path, size = args
-            _mount("tmpfs", _target(root, path, is_dir=True), "tmpfs", MS_NOSUID | MS_NODEV,
-                   f"mode=1777,size={size},uid={owner[0]},gid={owner[1]}")
-        elif kind == "proc":
-            _mount("proc", _target(root, args[0], is_dir=True), "proc",
-                   MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        elif kind == "dev":
-            _dev(_target(root, args[0], is_dir=True))
-        else:
-            raise ValueError(f"unknown mount step {kind!r}")
-    _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 # -- one kernel ------------------------------------------------------------------------------
