@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     report.add_arguments(rep)
     rep.set_defaults(func=report.main)
     exp = sub.add_parser("export", help="export grades as CSV: per question, or for Canvas/Moodle")
-    export.add_arguments(exp)
+    regrades.add_export_arguments(export.add_arguments(exp))
     exp.set_defaults(func=export.main)
     sim = sub.add_parser("similarity", help="flag pairs of students with similar code")
     similarity.add_arguments(sim)

@@ -1,4 +1,5 @@
-"""Whole-course operations through nbgrader's own API: release, feedback, the grade table."""
+"""Whole-course operations through nbgrader's own API: release, feedback, the grade table;
+and where a course keeps its gradebook and reports, for every tool that reads them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from jupyter_core.paths import jupyter_config_path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
+from sqlalchemy.engine import make_url
 from tqdm import tqdm
 from traitlets.config import Config, PyFileConfigLoader
 from traitlets.config.loader import ConfigFileNotFound
@@ -28,6 +30,26 @@ def load_config(root: Path) -> Config:
             config.merge(PyFileConfigLoader("nbgrader_config.py", path=directory).load_config())
     config.CourseDirectory.root = str(root)
     return config
+
+
+def coursedir(root: Path) -> CourseDirectory:
+    return CourseDirectory(config=load_config(root), root=str(root))
+
+
+def open_gradebook(root: Path) -> Gradebook:
+    """The course's gradebook; refuses to create an empty SQLite file where none is."""
+    cd = coursedir(root)
+    url = make_url(cd.db_url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        if not Path(url.database).is_file():
+            raise SystemExit(f"no gradebook at {url.database}: run `nbgrader generate_assignment`"
+                             " and `nbgrader autograde` first")
+    return Gradebook(cd.db_url, cd.course_id)
+
+
+def default_out(root: Path, assignment: str) -> Path:
+    """Where an assignment's report and similarity pages go unless told otherwise."""
+    return Path(root) / "reports" / assignment
 
 
 @contextlib.contextmanager
@@ -52,7 +74,7 @@ def assignments(root: Path) -> list[str]:
 
 
 def db_url(root: Path) -> str:
-    return CourseDirectory(config=load_config(root), root=str(root)).db_url
+    return coursedir(root).db_url
 
 
 def release(root: Path, names: list[str] | None = None) -> None:

@@ -38,7 +38,9 @@ from pathlib import Path
 
 from nbgrader.api import MissingEntry
 
-from attnkit import report
+from attnkit.course import open_gradebook
+from attnkit.gradedata import FAILED, GRADED, WAITING, fmt_score
+from attnkit.report.data import collect
 
 PER_QUESTION_FIELDS = ["student_id", "assignment", "notebook", "cell", "kind", "max_score",
                        "score", "status", "graded_by", "misconception", "hint", "comment"]
@@ -50,7 +52,7 @@ NO_GRADE = {"canvas": "", "moodle": "-"}  # what each LMS reads as "no grade"
 
 def gradebook_assignments(root: Path, only: list[str] | None = None) -> list[str]:
     """The assignments in the gradebook (all, or the ``only`` ones, checked), by name."""
-    with report.open_gradebook(root) as gb:
+    with open_gradebook(root) as gb:
         known = sorted(a.name for a in gb.assignments)
     if not only:
         return known
@@ -72,26 +74,26 @@ def per_question_rows(root: Path, assignments: list[str] | None = None) -> list[
     """
     rows = []
     for name in gradebook_assignments(root, assignments):
-        data = report.collect(root, name)
+        data = collect(root, name)
         for student, sub in sorted(data.submissions.items()):
-            if sub.status == report.WAITING:
+            if sub.status == WAITING:
                 continue  # not in the gradebook yet
             for cell in data.cells:
                 mark = sub.marks.get(cell.key)
                 if mark is None:
                     continue
-                if sub.status != report.GRADED:
+                if sub.status != GRADED:
                     status, score = "not graded", ""
                 elif mark.needs_manual_grade:
                     status, score = "pending", ""
                 else:
-                    status, score = "graded", report.fmt_score(mark.score)
+                    status, score = "graded", fmt_score(mark.score)
                 verdict = mark.verdict or {}
-                full = mark.full if sub.status == report.GRADED else False
+                full = mark.full if sub.status == GRADED else False
                 rows.append({
                     "student_id": student, "assignment": name, "notebook": cell.notebook,
                     "cell": cell.name, "kind": cell.kind,
-                    "max_score": report.fmt_score(cell.max_score), "score": score,
+                    "max_score": fmt_score(cell.max_score), "score": score,
                     "status": status,
                     "graded_by": mark.graded_by if status == "graded" else "",
                     "misconception": "" if full else str(verdict.get("misconception") or ""),
@@ -136,11 +138,11 @@ def lms_table(root: Path, fmt: str, assignments: list[str] | None = None,
     unknown_ids = sorted(set(canvas_ids) - set(names))
     warnings = [f"--canvas-id for an assignment not exported: {', '.join(unknown_ids)}"
                 ] if unknown_ids else []
-    status = {name: {s: sub.status for s, sub in report.collect(root, name).submissions.items()
-                     if sub.status != report.GRADED} for name in names}
+    status = {name: {s: sub.status for s, sub in collect(root, name).submissions.items()
+                     if sub.status != GRADED} for name in names}
     absent = "0" if missing == "zero" else NO_GRADE[fmt]
 
-    with report.open_gradebook(root) as gb:
+    with open_gradebook(root) as gb:
         maxima = {name: gb.find_assignment(name).max_score for name in names}
         students = sorted(gb.students, key=lambda s: ((s.last_name or s.id).lower(),
                                                        (s.first_name or "").lower(), s.id))
@@ -160,7 +162,7 @@ def lms_table(root: Path, fmt: str, assignments: list[str] | None = None,
                 if sub.needs_manual_grade:
                     pending.setdefault(name, []).append(student.id)
                 penalty = sub.late_submission_penalty or 0.0
-                values.append(report.fmt_score(max(0.0, sub.score - penalty)))
+                values.append(fmt_score(max(0.0, sub.score - penalty)))
             first, last = student.first_name or "", student.last_name or ""
             if fmt == "canvas":
                 display = f"{last}, {first}" if last and first else (last or first or student.id)
@@ -170,7 +172,7 @@ def lms_table(root: Path, fmt: str, assignments: list[str] | None = None,
                 body.append([first, last, student.id, student.email or "", *values])
 
     for name, students_status in status.items():
-        for state in (report.FAILED, report.WAITING):
+        for state in (FAILED, WAITING):
             who = sorted(s for s, st in students_status.items() if st == state)
             if who:
                 warnings.append(f"{name}: left without a grade, {state}: {_names(who)} "
@@ -180,7 +182,7 @@ def lms_table(root: Path, fmt: str, assignments: list[str] | None = None,
                         " their scores count those answers as 0")
     if fmt == "canvas":
         header = CANVAS_STUDENT_COLUMNS + [_canvas_title(n, canvas_ids) for n in names]
-        points = [POINTS_POSSIBLE, "", "", "", ""] + [report.fmt_score(maxima[n]) for n in names]
+        points = [POINTS_POSSIBLE, "", "", "", ""] + [fmt_score(maxima[n]) for n in names]
         return [header, points, *body], warnings
     header = MOODLE_STUDENT_COLUMNS + [f"Assignment: {n} (Real)" for n in names]
     return [header, *body], warnings
@@ -206,7 +208,9 @@ def _canvas_id(text: str) -> tuple[str, str]:
     return name.strip(), ident.strip()
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    """The per-question and LMS kinds; returns the kinds, so that other tools add theirs
+    (``attnkit.review.regrades`` its audit)."""
     parser.description = "Export grades from the nbgrader gradebook as CSV."
     kinds = parser.add_subparsers(dest="export_kind", required=True, metavar="KIND")
     per_question = kinds.add_parser(
@@ -233,13 +237,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     lms.add_argument("--canvas-id", type=_canvas_id, action="append", default=[],
                      metavar="ASSIGNMENT=ID",
                      help="the Canvas assignment id of an assignment (repeatable)")
-    audit = kinds.add_parser(
-        "regrades", help="the regrade audit: every grading of every cell, old and new score",
-        description="One CSV row per graded cell per grading: old and new auto score, the "
-                    "TA's manual score, when, and fingerprints of the check and submission.")
-    audit.add_argument("--out", type=Path, default=None,
-                       help="CSV file (default: <root>/exports/regrades.csv)")
-    audit.add_argument("--assignment", default=None, help="only this assignment")
+    return kinds
 
 
 def main(args: argparse.Namespace) -> int:
@@ -247,14 +245,6 @@ def main(args: argparse.Namespace) -> int:
     if args.export_kind == "per-question":
         out = args.out or root / "exports" / "per_question.csv"
         write_per_question(root, out, args.assignment)
-        print(f"wrote {out}")
-        return 0
-    if args.export_kind == "regrades":
-        from attnkit.review import regrades
-
-        db_url = report.coursedir(root).db_url
-        out = regrades.write_export(db_url, args.out or root / "exports" / "regrades.csv",
-                                    args.assignment)
         print(f"wrote {out}")
         return 0
     out = args.out or root / "exports" / f"{args.lms_format}.csv"

@@ -23,12 +23,9 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from attnkit.review.pages import render
-
-if TYPE_CHECKING:
-    from attnkit.report import AssignmentData, Cell
+from attnkit.gradedata import AssignmentData, Cell
+from attnkit.pages import render
 
 NEAR_ZERO = 0.15  # below this a cell barely discriminates (0.2 is the textbook "poor")
 MIN_STUDENTS = 5  # fewer scored students: no correlation is shown

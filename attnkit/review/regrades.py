@@ -49,7 +49,8 @@ import sqlalchemy as sa
 from nbgrader.api import BaseCell, Grade, Gradebook, MissingEntry
 from nbgrader.preprocessors import SaveAutoGrades
 
-from attnkit.review.pages import render
+from attnkit.course import coursedir
+from attnkit.pages import render
 
 RUN = uuid.uuid4().hex[:12]  # this process's grading run (stock `nbgrader autograde`)
 RUN_ENV = "ATTNKIT_REGRADE_RUN"  # `attnkit autograde` names its run for all its workers
@@ -448,8 +449,6 @@ def print_summary(db_url: str, assignment: str, since: datetime | None = None,
 
 
 def _db_url(root: Path) -> str:
-    from attnkit.report import coursedir
-
     return coursedir(root).db_url
 
 
@@ -492,6 +491,26 @@ def write_export(db_url: str, out: Path, assignment: str | None = None) -> Path:
             writer.writerow({**row, "recorded_at": row["recorded_at"].isoformat(
                 timespec="seconds")})
     return out
+
+
+def add_export_arguments(kinds: argparse._SubParsersAction) -> None:
+    """``attnkit export regrades``, a kind beside the grade tables of ``attnkit export``."""
+    audit = kinds.add_parser(
+        "regrades", help="the regrade audit: every grading of every cell, old and new score",
+        description="One CSV row per graded cell per grading: old and new auto score, the "
+                    "TA's manual score, when, and fingerprints of the check and submission.")
+    audit.add_argument("--out", type=Path, default=None,
+                       help="CSV file (default: <root>/exports/regrades.csv)")
+    audit.add_argument("--assignment", default=None, help="only this assignment")
+    audit.set_defaults(func=export_main)
+
+
+def export_main(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    out = write_export(_db_url(root), args.out or root / "exports" / "regrades.csv",
+                       args.assignment)
+    print(f"wrote {out}")
+    return 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

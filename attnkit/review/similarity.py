@@ -56,7 +56,8 @@ import numpy as np
 from nbgrader.coursedir import CourseDirectory
 from scipy import sparse
 
-from attnkit.review.pages import render
+from attnkit.course import coursedir, default_out
+from attnkit.pages import render
 
 K = 10  # tokens per k-gram: a short numpy line is about ten tokens
 WINDOW = 6  # any common run of K + WINDOW - 1 = 15 tokens is sure to be found
@@ -365,8 +366,6 @@ def submitted_students(cd: CourseDirectory, assignment: str) -> list[str]:
 
 def collect(root: Path, assignment: str) -> tuple[list[Code], set[int], list[str]]:
     """Every submission's code, the release's k-grams, and what could not be read."""
-    from attnkit.report import coursedir
-
     cd = coursedir(root)
     release = Path(cd.format_path(cd.release_directory, ".", assignment))
     released = notebooks_of(release)
@@ -427,8 +426,6 @@ def build(root: Path, assignment: str, out: Path | None = None, top: int = 25,
           max_holders: int | None = None, min_score: float = 0.1
           ) -> tuple[Path, list[Pair], list[str]]:
     """Write similarity.html and similarity.csv; returns the page, the pairs and problems."""
-    from attnkit.report import default_out
-
     codes, template, problems = collect(Path(root), assignment)
     pairs = compare(codes, template, max_holders, min_score)
     folder = Path(out or default_out(root, assignment))

@@ -1,5 +1,6 @@
-"""One Jinja2 environment for the instructor's pages (the report, similarity): autoescaped,
-CSS inlined from its own files."""
+"""One Jinja2 environment for the instructor's pages (the report, similarity, the review's
+sections): autoescaped, CSS inlined from its own files. Below report and review, so that
+both render with it and neither imports the other."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "review"
+TEMPLATES = Path(__file__).resolve().parent / "templates" / "review"
 REPORT = TEMPLATES.parent / "report"  # the instructor report's page
 
 
