@@ -4,7 +4,7 @@ A scratch copy of the course with a real exchange folder (loopback only, nothing
 machine). Each student hands in the four assignments once, in a random order, at random
 moments of the minute; 40 % of the notebooks are right (the masters' solutions), 40 % wrong
 (ps1: a wrong function of ``attnkit/catalogue``; ps2-ps4: the demo class's typical mistakes,
-``attnkit.samples``), 20 % hostile (a random row of ``tests/hostile.py``: loops, bombs,
+``attnkit.samples``), 20 % hostile (a random row of ``tests/helpers/hostile.py``: loops, bombs,
 crashes, tampering, broken files). Students submit through nbgrader's own ``ExchangeSubmit``.
 
 The baseline, measured first in the same run: one submission at a time to the idle service.
