@@ -15,9 +15,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from attnkit import course, report, samples, sandbox
+from attnkit import course, samples, sandbox
 from attnkit.grading import grader
 from attnkit.pipeline import intake
+from attnkit.report import cli as report
 from attnkit.report import export
 from attnkit.review import regrades, similarity
 from attnkit.serve import service as serve

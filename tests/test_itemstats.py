@@ -16,7 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from attnkit.report import GRADED, AssignmentData, Cell, Mark, Submission, render_html
+from attnkit.report import GRADED, AssignmentData, Cell, Mark, Submission
+from attnkit.report.cli import render_html
 from attnkit.review import itemstats
 
 

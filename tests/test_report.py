@@ -24,6 +24,7 @@ from PIL import Image
 
 from attnkit import course as kit_course
 from attnkit import report
+from attnkit.report import cli as report_cli
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +35,7 @@ SECTIONS = ["Score distribution", "Scores per graded cell", "Pass rate per hidde
 
 @pytest.fixture(scope="module")
 def built(graded_ps1: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return report.build(graded_ps1, ASSIGNMENT, tmp_path_factory.mktemp("report"))
+    return report_cli.build(graded_ps1, ASSIGNMENT, tmp_path_factory.mktemp("report"))
 
 
 def gradebook_view(root: Path) -> dict:
@@ -160,7 +161,7 @@ def test_crashes_timeouts_and_stale_grades_are_found(graded_ps1: Path, tmp_path:
     assert ("dara", report.OUTDATED) in kinds
     assert data.submissions["aisha"].status == report.GRADED  # still graded, with a warning
     assert data.submissions["newcomer"].status == report.WAITING
-    text = report.summary_text(data)
+    text = report_cli.summary_text(data)
     assert "aisha: kernel died" in text and "aisha: timeout" in text
 
 
@@ -178,7 +179,7 @@ def test_manual_grading_progress(graded_ps1: Path, tmp_path: Path) -> None:
         gb.db.commit()
     (progress,) = report.manual_progress(report.collect(root, ASSIGNMENT))
     assert (progress.graded_ps1, progress.pending, progress.mean) == (1, len(GRADED) - 1, 1.5)
-    page = report.build(root, ASSIGNMENT).read_text()
+    page = report_cli.build(root, ASSIGNMENT).read_text()
     assert "Written answers graded by a TA: 1 of 3" in page
 
 
@@ -186,10 +187,10 @@ def test_main_writes_default_report_and_prints_summary(graded_ps1: Path, tmp_pat
                                                       capsys: pytest.CaptureFixture) -> None:
     root = copy_graded(graded_ps1, tmp_path / "course")
     parser = argparse.ArgumentParser()
-    report.add_arguments(parser)
+    report_cli.add_arguments(parser)
     args = parser.parse_args([ASSIGNMENT])
     args.root = root
-    assert report.main(args) == 0
+    assert report_cli.main(args) == 0
     assert (root / "reports" / ASSIGNMENT / "index.html").is_file()
     out = capsys.readouterr().out
     table = kit_course.grade_table(root)[1]
@@ -234,6 +235,6 @@ def test_hints_rank_by_frequency_and_page_escapes_student_text(tmp_path: Path) -
     found = report.hints(data, top=2)
     assert [(h.check, h.label, h.count) for h in found] == [("q1", "x", 2), ("q1", "z", 1)]
     assert found[0].students == ["s1", "s2"]
-    page = report.write(data, tmp_path / "out").read_text()
+    page = report_cli.write(data, tmp_path / "out").read_text()
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert [r.rate for r in report.pass_rates(data)] == [0.25, 0.75]

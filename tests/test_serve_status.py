@@ -13,7 +13,8 @@ from nbgrader.coursedir import CourseDirectory
 from attnkit.course import load_config
 from attnkit.deploy.handin import Refused
 from attnkit.grading import grader
-from attnkit.report import AssignmentData, review_sections
+from attnkit.report import AssignmentData
+from attnkit.report.cli import review_sections
 from attnkit.serve.exchange import CollectOne, Inbound
 from attnkit.serve.journal import FAILED, GRADED, PENDING, Journal
 from attnkit.serve.status import main, report_section, status

@@ -24,8 +24,9 @@ One layer per module, each importing only those listed before it:
 * ``cli``: the command, the one module above ``attnkit.review`` and ``attnkit.serve``:
   it hands their sections to the page.
 
-``export`` (``attnkit export``) reads through ``data``. The names below stay importable
-from ``attnkit.report``.
+``export`` (``attnkit export``) reads through ``data``. The command's names (``build``,
+``write``, ``main``...) are in ``attnkit.report.cli``, so importing the package does not load
+``attnkit.review`` or ``attnkit.serve``.
 """
 
 from attnkit.course import coursedir, default_out, open_gradebook
@@ -48,15 +49,6 @@ from attnkit.gradedata import (
     Submission,
     fmt_score,
 )
-from attnkit.report.cli import (
-    add_arguments,
-    build,
-    main,
-    render_html,
-    review_sections,
-    summary_text,
-    write,
-)
 from attnkit.report.data import (
     TIMEOUT_ERRORS,
     Hint,
@@ -75,8 +67,7 @@ __all__ = [
     "CRASHED", "FAILED", "GRADED", "INVALID", "MISSING", "NOT_AUTOGRADED", "NOT_GRADED",
     "OUTDATED", "PROBLEM_TONE", "TIMED_OUT", "TIMEOUT_ERRORS", "UNREADABLE", "WAITING",
     "AssignmentData", "Cell", "Hint", "Mark", "PassRate", "Problem", "Progress", "Submission",
-    "add_arguments", "build", "cell_scores", "collect", "coursedir", "default_out",
-    "figure_cells", "figure_pass_rates", "figure_scores", "fmt_score", "hints", "main",
-    "manual_progress", "open_gradebook", "pass_rates", "render_html", "review_sections",
-    "summary_text", "write",
+    "cell_scores", "collect", "coursedir", "default_out",
+    "figure_cells", "figure_pass_rates", "figure_scores", "fmt_score", "hints",
+    "manual_progress", "open_gradebook", "pass_rates",
 ]
