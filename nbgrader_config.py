@@ -21,7 +21,7 @@ from nbgrader.preprocessors import (
 )
 
 from attnkit.judge import registry
-from attnkit.pipeline import intake, maths
+from attnkit.pipeline import audit, intake, maths
 from attnkit.pipeline.feedback import (
     NBGRADER_TEMPLATES,
     TEMPLATES,
@@ -40,7 +40,6 @@ from attnkit.pipeline.preprocessors import (
     ScrubHiddenOutputs,
 )
 from attnkit.pipeline.sanitize import NeutraliseActiveContent
-from attnkit.review import regrades
 from attnkit.upstream.schema import CompiledCheckCellMetadata
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
@@ -90,7 +89,7 @@ c.OverwriteCells.add_missing_cells = True
 # Regrades: every graded cell's old and new score lands in the table attnkit_regrade of the
 # gradebook's database (AuditedSaveAutoGrades below); stock `nbgrader autograde` prints the
 # run's summary ("3 students changed: 2 up, 1 down") when it ends.
-c.Autograde.post_convert_hook = functools.partial(regrades.post_convert_hook, HERE)
+c.Autograde.post_convert_hook = functools.partial(audit.post_convert_hook, HERE)
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
 c.Autograde.sanitize_preprocessors = [
@@ -110,7 +109,7 @@ c.Autograde.autograde_preprocessors = [
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
-    regrades.AuditedSaveAutoGrades,  # nbgrader's SaveAutoGrades + the regrade audit
+    audit.AuditedSaveAutoGrades,  # nbgrader's SaveAutoGrades + the regrade audit
     AssignLatePenalties,
     CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
 ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
 import os
 import sqlite3
 import subprocess
@@ -20,6 +19,7 @@ from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
 from attnkit.judge import registry
+from attnkit.pipeline import audit
 from attnkit.review import regrades
 from attnkit.samples import SAMPLES, build_submission
 
@@ -27,121 +27,83 @@ A = "ps1_self_attention"
 pytest_plugins = ["helpers.postgres"]  # the real PostgreSQL server: fixture postgres
 
 
-def load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+PS1 = "attnkit.judge.ps1_self_attention"
 
 
-CHECK_SOURCE = '''
-TOLERANCE = {tol}
+def test_a_check_is_defined_by_its_module_what_it_imports_and_the_judge() -> None:
+    """The files a check's fingerprint covers: the judge module that holds it, the kit's
+    modules it imports (its probe and inputs on the kernel side) and the verdicts."""
+    text = audit.check_definition("ps1_softmax")
+    modules = {line.split()[0] for line in text.splitlines() if line.startswith("attnkit.")}
+    assert {PS1, "attnkit.kernel.ps1_self_attention", "attnkit.kernel.cases",
+            "attnkit.judge.check", "attnkit.judge.reference", "attnkit.judge.misconceptions",
+            "attnkit.judge.verdicts"} <= modules, modules
+    assert not any("ps2_" in m for m in modules), "another assignment's module was included"
+    assert "rtol=0.0001" in text and "/" not in text, "a path, not a module name, was hashed"
 
 
-def close(got, want):
-    return abs(got - want) <= TOLERANCE * (1 + abs(want))
-'''
+def _edit(path: Path, text: str, stamp: int) -> None:
+    path.write_text(text)
+    os.utime(path, ns=(stamp, stamp))  # a new modification time, however coarse the clock
 
 
-def test_check_fingerprint_follows_the_text_not_the_module(tmp_path: Path) -> None:
-    for name, tol in (("mod_a", "1e-4"), ("mod_b", "1e-4"), ("mod_c", "1e-2")):
-        (tmp_path / f"{name}.py").write_text(CHECK_SOURCE.format(tol=tol))
-    a, b, c = (load(tmp_path / f"{n}.py", n) for n in ("mod_a", "mod_b", "mod_c"))
-
-    def text(fn) -> str:
-        out: list[str] = []
-        regrades._describe(fn, set(), out)
-        return "\n".join(out)
-
-    assert text(a.close) == text(b.close), "moving a check to another module changed its hash"
-    assert text(a.close) != text(c.close), "a changed tolerance left the hash unchanged"
-
-
-LAMBDA_SOURCE = '''
-CHECK = dict(
-    test=lambda got: got.std() < 0.13
-    and abs(got.mean()) < {bound})
-'''
-
-
-def test_a_lambda_is_described_to_its_last_line(tmp_path: Path) -> None:
-    """``inspect.getsource`` stops a lambda at its first line (ps3_init's tests go on)."""
-    texts = []
-    for name, bound in (("lam_a", "0.05"), ("lam_b", "0.5")):
-        (tmp_path / f"{name}.py").write_text(LAMBDA_SOURCE.format(bound=bound))
-        out: list[str] = []
-        regrades._describe(load(tmp_path / f"{name}.py", name).CHECK, set(), out)
-        texts.append("\n".join(out))
-    assert texts[0] != texts[1], "a changed bound on a lambda's second line left the hash"
+def test_an_edited_module_changes_the_fingerprints_of_its_checks_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A check's module read from a copy: a changed tolerance there changes that module's
+    checks' fingerprints and no other's; the text put back gives the fingerprint back."""
+    copy = tmp_path / "ps1_self_attention.py"
+    original = Path(registry.assignments()["ps1_self_attention"].__file__).read_text()
+    assert 'label="softmax"' in original
+    _edit(copy, original, 1_000_000_000)
+    where = audit._where
+    monkeypatch.setattr(audit, "_where", lambda m: (str(copy), False) if m == PS1 else where(m))
+    before = {g: audit.check_hash(g, "cell", 1.0) for g in registry.checks()}
+    _edit(copy, original.replace('label="softmax"', 'label="softmax", rtol=1e-3', 1), 2_000_000_000)
+    after = {g: audit.check_hash(g, "cell", 1.0) for g in registry.checks()}
+    changed = {g for g in before if before[g] != after[g]}
+    assert changed == set(registry.assignments()["ps1_self_attention"].CHECKS), changed
+    _edit(copy, original, 3_000_000_000)
+    assert {g: audit.check_hash(g, "cell", 1.0) for g in registry.checks()} == before
 
 
 def test_a_fingerprint_does_not_depend_on_which_string_names_the_check() -> None:
     """A caller may name a check by the registry's own key; a grading names it by the grade
     id read from the notebook: an equal string, not the same object."""
     for grade_id in registry.checks():
-        by_key = regrades.check_definition(grade_id)
-        assert regrades.check_definition(grade_id.encode().decode()) == by_key, grade_id
+        by_key = audit.check_definition(grade_id)
+        assert audit.check_definition(grade_id.encode().decode()) == by_key, grade_id
 
 
-NESTED_SOURCE = '''
-CHECK = dict(
-    test=lambda got: got.std() < 0.13
-    and [] == [y for y in got
-               if y > {bound}])
-'''
-
-WRAPPED_SOURCE = '''
-import functools
-
-
-def helper(got):
-    return got < 0.5
-
-
-CHECK = dict(
-    test=functools.wraps(helper)(lambda got: (got > 0
-                                             and got < 1)))
-'''
-
-
-def test_a_lambda_is_described_with_its_nested_code_and_a_wrapper_as_inspect_does(
+def test_a_check_the_course_config_replaced_is_fingerprinted_with_that_file(
         tmp_path: Path) -> None:
-    texts = []
-    for name, bound in (("nest_a", "0.5"), ("nest_b", "0.6")):
-        (tmp_path / f"{name}.py").write_text(NESTED_SOURCE.format(bound=bound))
-        texts.append(regrades._source(load(tmp_path / f"{name}.py", name).CHECK["test"]))
-    assert texts[0] != texts[1], "a bound inside a comprehension's second line was left out"
-    (tmp_path / "wrapped.py").write_text(WRAPPED_SOURCE)
-    module = load(tmp_path / "wrapped.py", "wrapped")
-    assert regrades._source(module.CHECK["test"]) == "def helper(got):\n    return got < 0.5\n"
-
-
-def test_a_fingerprint_follows_what_the_course_config_patched() -> None:
-    """A config may patch what a check uses rather than the check; after it has run
-    (``registry.reset()`` first), the checks are described again."""
-    from attnkit.judge import verdicts
-
-    before = regrades.check_definition("ps1_softmax")
-    original = verdicts.TAMPERED
+    """A course replaces a check in its ``nbgrader_config.py`` (``registry.reset()`` first):
+    that file joins the check's fingerprint, and an edit to it changes that check's only."""
+    config = tmp_path / "nbgrader_config.py"
+    _edit(config, "# the course's config\n", 1_000_000_000)
+    before = {g: audit.check_definition(g, config) for g in ("ps1_softmax", "ps1_softmax_cols")}
     try:
         registry.reset()
-        verdicts.TAMPERED = "patched by the course"
-        assert "patched by the course" in regrades.check_definition("ps1_softmax")
+        checks = registry.checks()
+        checks["ps1_softmax"] = dataclasses.replace(checks["ps1_softmax"], rtol=1e-3)
+        first = audit.check_definition("ps1_softmax", config)
+        assert "replaced by the course's config" in first and first != before["ps1_softmax"]
+        _edit(config, "# the course's config, edited\n", 2_000_000_000)
+        assert audit.check_definition("ps1_softmax", config) != first
+        assert audit.check_definition("ps1_softmax_cols", config) == before["ps1_softmax_cols"]
     finally:
-        verdicts.TAMPERED = original
         registry.reset()
-    assert regrades.check_definition("ps1_softmax") == before
+    assert audit.check_definition("ps1_softmax", config) == before["ps1_softmax"]
 
 
 def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     checks = registry.checks()
-    before = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
+    before = {g: audit.check_hash(g, "cell", 1.0) for g in checks}
     assert len(set(before.values())) == len(before)
     monkeypatch.setitem(checks, "ps1_softmax", dataclasses.replace(
         checks["ps1_softmax"], per_case=True))
-    after = {g: regrades.check_hash(g, "cell", 1.0) for g in checks}
+    after = {g: audit.check_hash(g, "cell", 1.0) for g in checks}
     assert [g for g in before if before[g] != after[g]] == ["ps1_softmax"]
-    assert regrades.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
+    assert audit.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
 
 
 def test_record_and_summary_in_a_real_sqlite_file(tmp_path: Path) -> None:
@@ -150,15 +112,15 @@ def test_record_and_summary_in_a_real_sqlite_file(tmp_path: Path) -> None:
              "check_hash": "c1"},
             {"cell": "q2", "max_score": 1.0, "old_auto": None, "new_auto": 0.0, "manual": None,
              "check_hash": "c1"}]
-    assert regrades.record(url, "ps", "nb", "ann", "s1", rows) == []  # first grading
-    assert regrades.record(url, "ps", "nb", "bob", "s9", rows) == []
-    start = regrades.now()
+    assert audit.record(url, "ps", "nb", "ann", "s1", rows) == []  # first grading
+    assert audit.record(url, "ps", "nb", "bob", "s9", rows) == []
+    start = audit.now()
     again = [{**rows[0], "old_auto": 2.0, "new_auto": 1.0, "check_hash": "c2"},
              {**rows[1], "old_auto": 0.0, "new_auto": 1.0, "manual": 0.5}]
-    changed = regrades.record(url, "ps", "nb", "ann", "s1", again)
+    changed = audit.record(url, "ps", "nb", "ann", "s1", again)
     assert [(r["cell"], r["changed"]) for r in changed] == [("q1", "check"), ("q2", "")]
     up = [{**rows[1], "old_auto": 0.0, "new_auto": 1.0}]
-    assert [r["changed"] for r in regrades.record(url, "ps", "nb", "bob", "s10", up)] == [
+    assert [r["changed"] for r in audit.record(url, "ps", "nb", "bob", "s10", up)] == [
         "submission"]
     found = regrades.changes(url, "ps", since=start)
     text = regrades.summary(found)
@@ -194,18 +156,18 @@ LONG_RUNNING = SOFTMAX_RATIO + """
 import sys
 from pathlib import Path
 from attnkit.grading import grader
-from attnkit.review import regrades
+from attnkit.pipeline import audit
 
 root, db = sys.argv[1], "sqlite:///" + sys.argv[1] + "/gradebook.db"
-described = regrades.check_definition("ps1_softmax")  # before the course's config ran
+described = audit.check_definition("ps1_softmax")  # before the course's config ran
 
 grader._worker_api(root, db, None, ())
 grader._worker_api(root, db, None, ("--InlineBackend.figure_formats=[]",))  # plots or not
-first = (softmax_ratio(), regrades.check_definition("ps1_softmax"))
+first = (softmax_ratio(), audit.check_definition("ps1_softmax"))
 config = Path(root, "nbgrader_config.py")
 config.write_text(config.read_text().replace("1.01", "1.02"))
 grader._worker_api(root, db, None, ())
-second = (softmax_ratio(), regrades.check_definition("ps1_softmax"))
+second = (softmax_ratio(), audit.check_definition("ps1_softmax"))
 print(first[0], second[0], described != first[1], first[1] != second[1])
 """
 
@@ -310,7 +272,7 @@ def test_regrade_through_stock_and_kit_autograde(tmp_path: Path) -> None:
 
     # the instructor puts the check back; `attnkit autograde --force` regrades and summarises
     config.write_text(original)
-    started = regrades.now()
+    started = audit.now()
     third = run(["attnkit", "autograde", A, "--force", "--no-progress", "--workers", "2"], root)
     assert "students changed:" in third.stdout and " up" in third.stdout, third.stdout
     line = next(x for x in third.stdout.splitlines() if "students changed:" in x)
@@ -331,8 +293,8 @@ def test_regrade_through_stock_and_kit_autograde(tmp_path: Path) -> None:
 
 def test_check_fingerprints_agree_across_processes() -> None:
     """Grading workers are separate processes, with their own string-hash seeds."""
-    code = ("from attnkit.judge.registry import checks; from attnkit.review import regrades; "
-            "print(sorted((g, regrades.check_hash(g, '', 1.0)) for g in checks()))")
+    code = ("from attnkit.judge.registry import checks; from attnkit.pipeline import audit; "
+            "print(sorted((g, audit.check_hash(g, '', 1.0)) for g in checks()))")
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}) for seed in "12"]
     seen = {proc.communicate(timeout=300)[0] for proc in procs}
@@ -344,8 +306,8 @@ def _record_as_worker(args: tuple[str, str]) -> int:
     url, student = args
     rows = [{"cell": "q1", "max_score": 1.0, "old_auto": None, "new_auto": 1.0, "manual": None,
              "check_hash": "c"}]
-    regrades.record(url, "ps", "nb", student, "s", rows)
-    regrades.record(url, "ps", "nb", student, "s2", [{**rows[0], "old_auto": 1.0,
+    audit.record(url, "ps", "nb", student, "s", rows)
+    audit.record(url, "ps", "nb", student, "s2", [{**rows[0], "old_auto": 1.0,
                                                        "new_auto": 0.0}])
     return 1
 

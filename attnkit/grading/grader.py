@@ -304,10 +304,10 @@ def prepare_gradebook(config: Config, assignment: str,
             # lock only while it commits. Kept by the file; SQLite itself must not be on NFS.
             with gb.engine.connect() as connection:
                 connection.exec_driver_sql("PRAGMA journal_mode=WAL")
-        from attnkit.review import regrades
+        from attnkit.pipeline import audit
 
         with gb.engine.begin() as connection:  # the audit's table, before workers race for it
-            regrades.with_table(connection)
+            audit.with_table(connection)
         with contextlib.suppress(MissingEntry):
             if gb.find_assignment(assignment).notebooks:
                 return _create_students(gb, assignment, students)
@@ -434,7 +434,7 @@ def autograde_all(course_root: Path, assignments: list[str], *, workers: int | N
     """
     if workers is not None and workers < 1:
         raise GradingError(f"--workers must be at least 1, not {workers}")
-    from attnkit.review.regrades import RUN_ENV
+    from attnkit.pipeline.audit import RUN_ENV
 
     os.environ[RUN_ENV] = uuid.uuid4().hex[:12]  # one regrade run, whichever worker grades
     start = time.perf_counter()
@@ -560,9 +560,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Run ``attnkit autograde`` in ``args.root`` (the CLI's --root; default: the current
     directory): 0 if every submission was graded or skipped, else 1."""
-    from attnkit.review import regrades
+    from attnkit.pipeline import audit
 
-    started = regrades.now()
+    started = audit.now()
     try:
         summaries = autograde_all(getattr(args, "root", Path.cwd()), args.assignments,
                                   workers=args.workers, scheduler=args.scheduler,
@@ -575,7 +575,7 @@ def main(args: argparse.Namespace) -> int:
         print(summary.report(timed=len(summaries) == 1))
     db_url = CourseDirectory(config=load_config(Path(getattr(args, "root", Path.cwd())))).db_url
     for summary in summaries:
-        regrades.print_summary(db_url, summary.assignment, since=started)
+        audit.print_summary(db_url, summary.assignment, since=started)
     if len(summaries) > 1:
         graded, seconds = sum(len(s.graded) for s in summaries), summaries[0].seconds
         print(f"all: graded {graded} in {seconds:.1f} s, {graded / seconds:.2f} notebooks/s")

@@ -31,7 +31,7 @@ from attnkit import course
 from attnkit.deploy.handin import SAFE_ID, Refused, parse_stamp, roster, shown
 from attnkit.grading import grader
 from attnkit.grading.cluster import default_workers
-from attnkit.review import regrades
+from attnkit.pipeline import audit
 from attnkit.serve.exchange import Inbound, utc
 from attnkit.serve.journal import (
     FAILED,
@@ -146,7 +146,7 @@ class GradeOnSubmit(LoggingConfigurable):
         workers = self.workers or self._active() + STUCK_WORKERS  # of a local cluster
         # one regrade run for the service's session: its workers record the audit, and the
         # stock command's end-of-run summary (a post-convert hook) stays quiet in them
-        os.environ.setdefault(regrades.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
+        os.environ.setdefault(audit.RUN_ENV, f"serve-{uuid.uuid4().hex[:8]}")
         with grader._client(self.scheduler or None, workers, self.course_config,
                             kernel) as client:
             if not self.scheduler:
