@@ -29,7 +29,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 
 from attnkit.pipeline import maths
-from attnkit.pipeline.preprocessors import VERDICT, is_test_cell, is_undrawn_plot
+from attnkit.pipeline.cells import VERDICT, is_test_cell
+from attnkit.pipeline.judging import is_undrawn_plot
 from attnkit.upstream.pages import OneParseHTMLExporter
 
 TEMPLATES = str(Path(__file__).resolve().parents[1] / "templates")

@@ -38,7 +38,7 @@ from attnkit.gradedata import (
     Submission,
 )
 from attnkit.judge import misconceptions
-from attnkit.pipeline.preprocessors import KERNEL_DIED, VERDICT
+from attnkit.pipeline.cells import KERNEL_DIED, VERDICT
 
 TIMEOUT_ERRORS = {"CellTimeoutError", "TimeoutError"}
 

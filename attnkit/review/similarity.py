@@ -26,7 +26,9 @@ pairwise comparisons of a naive diff.
 Why not a library: copydetect tokenizes with pygments and writes its own HTML report without
 a notion of nbgrader's locked cells; Dolos needs Node.js and has no notebook support. The
 algorithm itself is short; what is particular to notebooks (which cells are the student's,
-the release as template, lines per cell) is what this module adds.
+the release as template, lines per cell) is what these modules add: the student's code,
+normalised and fingerprinted, in ``attnkit.review.fingerprints``; scoring pairs in
+``attnkit.review.pairs``; the course's submissions, the page, the CSV and the command here.
 
 It flags; it never touches a grade. Output: ``reports/ASSIGNMENT/similarity.html`` (pairs
 ranked, matching fragments side by side; every student text escaped by Jinja's autoescape)
@@ -36,315 +38,47 @@ and ``similarity.csv``.
 from __future__ import annotations
 
 import argparse
-import ast
-import builtins
 import csv
 import glob
-import hashlib
-import io
-import json
-import keyword
 import math
 import re
-import tokenize
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import numpy as np
 from nbgrader.coursedir import CourseDirectory
-from scipy import sparse
 
 from attnkit.course import coursedir, default_out
 from attnkit.pages import render
+from attnkit.review.fingerprints import (
+    KEEP,
+    MAGIC,
+    WINDOW,
+    Chunk,
+    Code,
+    K,
+    Token,
+    kgrams,
+    normalise,
+    read_code,
+    template_hashes,
+    winnow,
+)
+from attnkit.review.fingerprints import _cells as _cells
+from attnkit.review.fingerprints import _hash as _hash
+from attnkit.review.fingerprints import _number as _number
+from attnkit.review.fingerprints import _source as _source
+from attnkit.review.fingerprints import _students_code as _students_code
+from attnkit.review.pairs import FLAG, Fragment, Pair, compare, fragments
 
-K = 10  # tokens per k-gram: a short numpy line is about ten tokens
-WINDOW = 6  # any common run of K + WINDOW - 1 = 15 tokens is sure to be found
-FLAG = 0.5  # pairs at or above this score are flagged for a human to look at
-KEEP = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins))
-MAGIC = re.compile(r"^\s*[%!]")  # IPython magics and shell lines: not Python
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    chunk: int  # which cell of the student's code
-    line: int  # 1-based line within that cell
-
-
-@dataclass
-class Chunk:
-    """One code cell the student could write in."""
-
-    label: str
-    lines: list[str]
-
-
-@dataclass
-class Code:
-    """One student's own code and its fingerprints."""
-
-    student: str
-    chunks: list[Chunk]
-    tokens: list[Token]
-    prints: dict[int, list[int]] = field(default_factory=dict)  # hash -> token positions
-    problem: str = ""  # why (part of) the submission could not be read
-
-    def lines_of(self, start: int) -> tuple[int, int, int]:
-        """(chunk, first line, last line) of the k-gram starting at token ``start``."""
-        first, last = self.tokens[start], self.tokens[start + K - 1]
-        return first.chunk, first.line, last.line
-
-
-# ------------------------------------------------------------------ tokens
-
-
-def normalise(source: str, chunk: int) -> list[Token]:
-    """The tokens of one cell with names, strings, comments and layout normalised."""
-    source = "\n".join("" if MAGIC.match(line) else line for line in source.splitlines())
-    raw: list[tuple[int, str, int]] = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source + "\n").readline):
-            raw.append((tok.type, tok.string, tok.start[0]))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        # Code that does not tokenize (a student's syntax error) is still compared, word by word.
-        done = raw[-1][2] if raw else 0
-        for number, line in enumerate(source.splitlines()[done:], start=done + 1):
-            raw += [(tokenize.NAME if w[0].isalpha() or w[0] == "_" else tokenize.OP, w, number)
-                    for w in re.findall(r"\w+|[^\w\s]", line.split("#")[0])]
-    imported: set[str] = set()
-    statement: list[tuple[int, str, int]] = []
-    for item in raw:  # names an import statement binds (np, math, scipy) keep their spelling
-        if item[0] in (tokenize.NEWLINE, tokenize.NL):
-            if statement and statement[0][1] in ("import", "from"):
-                imported |= {s for t, s, _ in statement if t == tokenize.NAME}
-            statement = []
-        elif item[0] not in (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
-            statement.append(item)
-    out: list[Token] = []
-    previous = tokenize.NEWLINE
-    for index, (kind, text, line) in enumerate(raw):
-        if kind in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER):
-            continue
-        if kind == tokenize.STRING:
-            after = next((t for t, *_ in raw[index + 1:] if t != tokenize.COMMENT), None)
-            if previous in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT) and after in (
-                    tokenize.NEWLINE, tokenize.ENDMARKER, None):
-                previous = tokenize.NL  # a docstring or a bare string: a comment
-                continue
-            text = "S"
-        elif kind == tokenize.NAME:
-            dotted = bool(out) and out[-1].text == "."
-            if not (dotted or text in KEEP or text in imported):
-                text = "V"
-        elif kind == tokenize.NUMBER:
-            text = _number(text)
-        elif kind == tokenize.NEWLINE:
-            if previous == tokenize.NL:  # the line held only a docstring
-                previous = kind
-                continue
-            text = ";"
-        elif kind == tokenize.INDENT:
-            text = "{"
-        elif kind == tokenize.DEDENT:
-            text = "}"
-        previous = kind
-        out.append(Token(text, chunk, line))
-    return out
-
-
-def _number(text: str) -> str:
-    """1e-6, 1E-06 and 0.000001 alike."""
-    try:
-        return repr(ast.literal_eval(text))
-    except (ValueError, SyntaxError):
-        return text
-
-
-def _hash(gram: Iterable[str]) -> int:
-    digest = hashlib.blake2b("\x1f".join(gram).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1  # fits an int64 index
-
-
-def kgrams(tokens: list[Token]) -> list[tuple[int, int]]:
-    """(hash, start) of every k-gram that stays within one cell."""
-    out = []
-    for start in range(len(tokens) - K + 1):
-        if tokens[start].chunk == tokens[start + K - 1].chunk:
-            out.append((_hash(t.text for t in tokens[start:start + K]), start))
-    return out
-
-
-def winnow(grams: list[tuple[int, int]]) -> dict[int, list[int]]:
-    """The smallest hash of every window of ``WINDOW`` k-grams (the rightmost on ties)."""
-    chosen: dict[int, list[int]] = {}
-    last = -1
-    for end in range(WINDOW - 1, len(grams)) if len(grams) >= WINDOW else [len(grams) - 1]:
-        window = grams[max(0, end - WINDOW + 1):end + 1]
-        if not window:
-            break
-        low = min(h for h, _ in window)
-        position = max(p for h, p in window if h == low)
-        if position != last:
-            chosen.setdefault(low, []).append(position)
-            last = position
-    return chosen
-
-
-# ------------------------------------------------------------------ notebooks
-
-
-def _cells(path: Path) -> list[dict]:
-    data = json.loads(path.read_bytes().decode("utf-8"))
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ValueError("is not a notebook (no list of cells)")
-    return [c for c in data["cells"] if isinstance(c, dict) and c.get("cell_type") == "code"]
-
-
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _students_code(cell: dict) -> bool:
-    """Cells the student writes: solution cells and cells they added, not locked or test ones."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    if not isinstance(meta, dict):
-        return True
-    if meta.get("solution"):
-        return True
-    return not (meta.get("locked") or meta.get("grade"))
-
-
-def read_code(student: str, notebooks: list[Path]) -> Code:
-    """A student's code cells, tokenised; unreadable notebooks are named in ``problem``."""
-    chunks, tokens, problems = [], [], []
-    for path in notebooks:
-        try:
-            cells = _cells(path)
-        except (OSError, UnicodeDecodeError, ValueError) as error:
-            problems.append(f"{path.name} {error}")
-            continue
-        for index, cell in enumerate(cells):
-            if not _students_code(cell):
-                continue
-            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-            label = str(grade_id or f"code cell {index + 1}")
-            if len(notebooks) > 1:
-                label = f"{path.stem}: {label}"
-            source = _source(cell)
-            tokens += normalise(source, len(chunks))
-            chunks.append(Chunk(label, source.splitlines()))
-    return Code(student, chunks, tokens, problem="; ".join(problems))
-
-
-def template_hashes(notebooks: list[Path]) -> set[int]:
-    """Every k-gram of the released notebooks: what every student was given."""
-    found: set[int] = set()
-    for path in notebooks:
-        for index, cell in enumerate(_cells(path)):
-            found |= {h for h, _ in kgrams(normalise(_source(cell), index))}
-    return found
-
-
-# ------------------------------------------------------------------ pairs
-
-
-@dataclass
-class Fragment:
-    """A stretch of code two students share: cell and lines on each side."""
-
-    a: tuple[int, int, int]  # chunk, first line, last line
-    b: tuple[int, int, int]
-    a_lines: set[int]  # lines of that cell covered by shared k-grams
-    b_lines: set[int]
-    grams: int
-
-
-@dataclass
-class Pair:
-    a: Code
-    b: Code
-    score: float
-    shared: int
-    fragments: list[Fragment] = field(default_factory=list)
-
-    @property
-    def flagged(self) -> bool:
-        return self.score >= FLAG
-
-
-def compare(codes: list[Code], template: set[int], max_holders: int | None = None,
-            min_score: float = 0.1) -> list[Pair]:
-    """Every pair scoring at least ``min_score``, best first, with its shared fragments."""
-    for code in codes:
-        code.prints = {h: p for h, p in winnow(kgrams(code.tokens)).items()
-                       if h not in template}
-    if max_holders is None:
-        max_holders = max(10, math.ceil(0.1 * len(codes)))
-    column: dict[int, int] = {}
-    rows, cols = [], []
-    for row, code in enumerate(codes):
-        for h in code.prints:
-            rows.append(row)
-            cols.append(column.setdefault(h, len(column)))
-    matrix = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)),
-                               shape=(len(codes), max(len(column), 1)))
-    holders = np.asarray(matrix.sum(axis=0)).ravel()
-    common = holders > max_holders
-    if common.any():
-        matrix = matrix[:, np.flatnonzero(~common)]
-        dropped = {h for h, c in column.items() if common[c]}
-        for code in codes:
-            code.prints = {h: p for h, p in code.prints.items() if h not in dropped}
-    sizes = np.asarray(matrix.sum(axis=1)).ravel()
-    overlap = sparse.triu(matrix @ matrix.T, k=1).tocoo()
-    pairs = []
-    for i, j, shared in zip(overlap.row, overlap.col, overlap.data, strict=True):
-        score = 2 * float(shared) / float(sizes[i] + sizes[j])
-        if score >= min_score:
-            a, b = sorted((codes[i], codes[j]), key=lambda c: c.student)
-            pairs.append(Pair(a, b, score, int(shared)))
-    pairs.sort(key=lambda p: (-p.score, p.a.student, p.b.student))
-    for pair in pairs:
-        pair.fragments = fragments(pair.a, pair.b)
-    return pairs
-
-
-def fragments(a: Code, b: Code) -> list[Fragment]:
-    """Shared fingerprints grouped by the pair of cells they fall in, one cell matched to one.
-
-    A cell pair's fragment spans its first to last shared line on each side; the greedy
-    one-to-one matching (most shared fingerprints first) keeps code repeated in several
-    cells (imports pasted into each) from pairing every cell with every other.
-    """
-    groups: dict[tuple[int, int], Fragment] = {}
-    for h in a.prints.keys() & b.prints.keys():
-        for pa in a.prints[h]:
-            for pb in b.prints[h]:
-                ca, cb = a.lines_of(pa), b.lines_of(pb)
-                frag = groups.get((ca[0], cb[0]))
-                if frag is None:
-                    frag = groups[ca[0], cb[0]] = Fragment(ca, cb, set(), set(), 0)
-                frag.a = (ca[0], min(frag.a[1], ca[1]), max(frag.a[2], ca[2]))
-                frag.b = (cb[0], min(frag.b[1], cb[1]), max(frag.b[2], cb[2]))
-                frag.a_lines |= set(range(ca[1], ca[2] + 1))
-                frag.b_lines |= set(range(cb[1], cb[2] + 1))
-                frag.grams += 1
-    out, used_a, used_b = [], set(), set()
-    for (ia, ib), frag in sorted(groups.items(), key=lambda g: (-g[1].grams, g[0])):
-        if ia not in used_a and ib not in used_b:
-            out.append(frag)
-            used_a.add(ia)
-            used_b.add(ib)
-    return out
-
-
-def describe_lines(code: Code, spans: Iterable[tuple[int, int, int]]) -> str:
-    """'ps1_softmax_code l.2-5; code cell 12 l.1-3' for the CSV."""
-    return "; ".join(f"{code.chunks[c].label} l.{lo}-{hi}" if hi > lo
-                     else f"{code.chunks[c].label} l.{lo}" for c, lo, hi in spans)
+__all__ = [
+    "FLAG", "K", "KEEP", "MAGIC", "WINDOW", "Chunk", "Code", "Fragment", "Pair", "Token",
+    "add_arguments", "build", "collect", "compare", "describe_lines", "fragments", "kgrams",
+    "main", "normalise", "notebooks_of", "read_code", "render_html", "submitted_students",
+    "template_hashes", "winnow", "write_csv",
+]
+# _cells, _hash, _number, _source and _students_code are imported above as well, for code
+# that took them from here
 
 
 # ------------------------------------------------------------------ the course
@@ -382,6 +116,15 @@ def collect(root: Path, assignment: str) -> tuple[list[Code], set[int], list[str
             problems.append(f"{student}: no notebook in {folder}")
         codes.append(code)
     return codes, template_hashes(released), problems
+
+
+# ------------------------------------------------------------------ the page and the CSV
+
+
+def describe_lines(code: Code, spans: Iterable[tuple[int, int, int]]) -> str:
+    """'ps1_softmax_code l.2-5; code cell 12 l.1-3' for the CSV."""
+    return "; ".join(f"{code.chunks[c].label} l.{lo}-{hi}" if hi > lo
+                     else f"{code.chunks[c].label} l.{lo}" for c, lo, hi in spans)
 
 
 def write_csv(pairs: list[Pair], path: Path) -> None:
