@@ -1,12 +1,12 @@
 """``attnkit serve``: grade each submission as it arrives in nbgrader's exchange and release its
 feedback to that student, so ``fetch_feedback`` (the Assignments tab) shows it seconds later.
 
-The coordinator (this process) watches the course's inbound folder, keeps the journal
-(``journal.py``), applies the rate limit and hands each submission to a Dask worker
-(``task.py``) on the same cluster code as ``attnkit autograde``: warm workers, sandboxed
-kernels forked warm, or a running scheduler. A student's submissions of one assignment are
-handled one at a time, oldest first; which of them counts is nbgrader's collect rule, applied
-in the worker.
+The coordinator (this process) watches the course's inbound folder (``arrivals.py``), keeps
+the journal (``journal.py``), applies the rate limit and hands each submission to a Dask worker
+(``dispatch.py``, ``task.py``) on the same cluster code as ``attnkit autograde``: warm workers,
+sandboxed kernels forked warm, or a running scheduler. A student's submissions of one
+assignment are handled one at a time, oldest first; which of them counts is nbgrader's collect
+rule, applied in the worker. This module holds the service's settings and its loop.
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ import os
 import signal
 import sys
 import threading
-import time
 import uuid
-from collections import defaultdict
 from pathlib import Path
 
 from nbgrader.coursedir import CourseDirectory
@@ -28,39 +26,25 @@ from traitlets import Enum, Float, Int, Unicode
 from traitlets.config import LoggingConfigurable
 
 from attnkit import course
-from attnkit.deploy.handin import SAFE_ID, Refused, parse_stamp, roster, shown
 from attnkit.grading import grader
-from attnkit.grading.cluster import default_workers
 from attnkit.pipeline import audit
-from attnkit.serve.exchange import Inbound, utc
-from attnkit.serve.journal import (
-    FAILED,
-    GRADED,
-    NOT_COUNTED,
-    PENDING,
-    QUEUED,
-    SUPERSEDED,
-    Journal,
-    Row,
-)
+from attnkit.serve.arrivals import LOOK_AGAIN, ROSTER_REFRESH, Arrivals
+from attnkit.serve.dispatch import Dispatch
+from attnkit.serve.dispatch import _period as _period
+from attnkit.serve.exchange import Inbound
+from attnkit.serve.journal import PENDING, QUEUED, Journal
 from attnkit.serve.quiet import Throttled
-from attnkit.serve.task import Result, kernel_arguments, process
+from attnkit.serve.task import kernel_arguments
+
+__all__ = ["LOOK_AGAIN", "ROSTER_REFRESH", "STUCK_WORKERS", "GradeOnSubmit", "add_arguments",
+           "main"]
 
 log = logging.getLogger("attnkit.serve")
 STUCK_WORKERS = 4  # workers beyond `active`, for gradings stuck in loops
-ROSTER_REFRESH = 1.0  # seconds between reads of the roster when an unknown id shows up
-LOOK_AGAIN = 30.0  # at most this many seconds between looks at a folder not yet complete
 
 
-def _period(seconds: float) -> str:
-    for unit, size in (("hour", 3600), ("minute", 60)):
-        if seconds >= size and seconds % size == 0:
-            count = int(seconds // size)
-            return unit if count == 1 else f"{count} {unit}s"
-    return f"{seconds:g} seconds"
-
-
-class GradeOnSubmit(LoggingConfigurable):
+# scan() comes from Arrivals, dispatch() and finish_done() from Dispatch
+class GradeOnSubmit(Arrivals, Dispatch, LoggingConfigurable):
     """The service's settings; set them in ``nbgrader_config.py`` as ``c.GradeOnSubmit.*``."""
 
     rate_limit = Int(6, help="Submissions graded per student and assignment within "
@@ -186,207 +170,6 @@ class GradeOnSubmit(LoggingConfigurable):
         """Until the next look at inbound, a finished task, or stop."""
         self.woken.wait(self.poll_interval)
         self.woken.clear()
-
-    def scan(self) -> None:
-        """Journal every newly completed hand-in, each in its own guard; answer unreadable
-        ones at once. Folders not yet complete are looked at again less and less often."""
-        now = time.time()
-        names = self.inbound.names()
-        if names is not self._names:  # forget what is gone, look at everything new
-            self._names = names
-            present = set(names)
-            self.ignored &= present
-            self.others &= present
-            self.later = {n: when for n, when in self.later.items() if n in present}
-        else:  # the same listing: only the folders due for another look
-            names = [n for n, (when, _) in self.later.items() if when <= now]
-        known = self.journal.known()
-        budget: dict[str, int] = {}  # folders of each student this scan may still open
-        for name in names:
-            if name in known or name in self.ignored or name in self.others or \
-                    self.later.get(name, (0.0, 0.0))[0] > now:
-                continue
-            try:
-                self._look(name, now, budget)
-            except Exception as error:  # noqa: BLE001 - one entry never stops the service
-                self.ignored.add(name)
-                self.quiet.warning("ignored %s: %s", shown(name), shown(
-                    f"{type(error).__name__}: {error}", 300))
-
-    def _look(self, name: str, now: float, budget: dict[str, int]) -> None:
-        parts = name.rsplit("+", 3)
-        if len(parts) < 3 or not self._on_roster(parts[0]):
-            self._defer(name, now, 60.0)  # nothing of an id off the roster is printed
-            return
-        student, assignment = parts[0], parts[1]
-        if assignment not in self.assignments:
-            self.others.add(name)  # the instructor collects it; no page of ours
-            return
-        if student not in budget:
-            budget[student] = self.hand_in_limit - self.journal.added_since(
-                student, now - self.hand_in_period)
-        if budget[student] <= 0:  # the cap, before any work is spent on the folder
-            self._defer(name, now, 60.0)
-            return
-        budget[student] -= 1
-        try:
-            hand_in = self.inbound.open(name, self.students)
-        except Refused as why:  # a link, not a folder, another account's: no hand-in at all
-            self.ignored.add(name)
-            self.quiet.warning("ignored %s: %s", shown(name), why)
-            return
-        with hand_in:
-            if not hand_in.complete():
-                self._defer(name, now, LOOK_AGAIN)  # nbgrader submit is still copying
-                return
-            reasons, secret, stamp, notebooks, claimed = [], None, None, [], None
-            try:
-                secret = self.inbound.secret(hand_in)
-                notebooks = self.inbound.notebooks(hand_in)
-            except Refused as why:
-                reasons.append(str(why))
-            try:
-                claimed = hand_in.claimed()
-                stamp = self.inbound.timestamp(hand_in)
-                parse_stamp(stamp, "its timestamp.txt")
-            except Refused as why:
-                reasons.append(str(why))
-            bound = min(hand_in.info.st_ctime, now)
-            submitted = bound if claimed is None else self.inbound.policy.bounded(claimed, bound)
-        flagged = claimed is None or abs(claimed - submitted) > self.poll_interval
-        if not self.journal.add(name, student, assignment, submitted, seen=now,
-                                claimed=claimed, flagged=flagged, secret=secret, stamp=stamp,
-                                notebooks=notebooks):
-            return
-        log.info("new submission %s%s", shown(name), f" (its own time differs: counted as "
-                 f"handed in at {utc(submitted)})" if flagged and claimed is not None else "")
-        if reasons:
-            self._notify_finish(name, FAILED, "not graded: " + "; ".join(reasons))
-
-    def _defer(self, name: str, now: float, longest: float) -> None:
-        delay = min(max(self.later.get(name, (0.0, 0.0))[1] * 2, self.poll_interval), longest)
-        self.later[name] = (now + delay, delay)
-
-    def _on_roster(self, student: str) -> bool:
-        if not SAFE_ID.fullmatch(student):
-            return False
-        if student not in self.students and time.time() - self._roster_read > ROSTER_REFRESH:
-            self._read_roster()
-        return student in self.students
-
-    def _read_roster(self) -> None:
-        self.students = roster(self.coursedir)
-        self._roster_read = time.time()
-
-    def dispatch(self, client, kernel: str | None) -> None:
-        """Start the oldest waiting submission of every student and assignment that has none
-        running, unless the rate limit says when it may start instead, while a worker is free
-        and fewer than ``active`` gradings are younger than ``stuck_after`` (the queue stays in
-        the journal, where ``serve-status`` counts it, not in Dask's); with plots drawn if
-        ``plots`` says so ("when idle": in a rush most notebooks go without)."""
-        waiting: dict[tuple[str, str], list[Row]] = defaultdict(list)
-        for row in self.journal.rows(PENDING, QUEUED):
-            waiting[(row.student, row.assignment)].append(row)
-        if not waiting:
-            return
-        now = time.time()
-        running = [self.journal.get(name) for name in self.running]
-        threads = sum(client.nthreads().values())
-        fresh = sum(now - row.started < self.stuck_after for row in running)
-        limit = self._active(threads)
-        free = max(min(threads - len(running), limit - fresh), 0)
-        busy = {(row.student, row.assignment) for row in running}
-        ready, later = [], 0  # may start now; will want a worker after a running one
-        for key, rows in sorted(waiting.items(), key=lambda item: item[1][0].seen):
-            if key in busy:
-                later += 1
-                continue
-            row = rows[0]
-            if row.secret_text is None or row.student not in self.students:
-                self._notify_finish(row.name, FAILED, "not graded: its secret was not kept "
-                                    "or its student is no longer on the roster")
-                continue
-            if row.attempts >= self.max_attempts:
-                self._notify_finish(row.name, FAILED, f"grading was cut short {row.attempts} "
-                                    f"times (the grading service or its worker stopped)")
-                continue
-            starts = self.journal.gradings_since(*key, now - self.rate_period)
-            if len(starts) >= self.rate_limit:
-                self._queue(rows, starts[-self.rate_limit] + self.rate_period)
-                continue
-            ready.append(row)
-        idle = len(ready) + later <= free and fresh + len(ready) <= max(limit // 2, 1)
-        plots = self.plots == "always" or (self.plots == "when idle" and idle)
-        for row in ready[:free]:
-            try:
-                self._start(client, kernel, row, plots)
-            except Exception as error:  # noqa: BLE001 - one hand-in never stops the service
-                self.running.pop(row.name, None)
-                self._notify_finish(row.name, FAILED, f"{type(error).__name__}: {error}"[:300])
-
-    def _active(self, threads: int = 0) -> int:
-        """``active``, or its default: two per core and one on the local cluster, all
-        ``threads`` of a scheduler's."""
-        if self.active:
-            return self.active
-        return threads if self.scheduler else 2 * default_workers() + 1
-
-    def _start(self, client, kernel: str | None, row: Row, plots: bool) -> None:
-        times = {r.name: r.submitted for r in self.journal.hand_ins(row.student, row.assignment)
-                 if r.secret_text and not (r.state == FAILED and r.started is None)}
-        self.journal.start(row.name)
-        self.running[row.name] = client.submit(
-            process, str(self.root), self.coursedir.db_url, kernel, row.name, row.student,
-            row.assignment, plots, row.secret, times, pure=False,
-            key=f"serve-{row.name}-{row.attempts + 1}")
-        self.running[row.name].add_done_callback(lambda _: self.woken.set())
-
-    def _queue(self, rows: list[Row], when: float) -> None:
-        for row in rows:
-            if row.state == QUEUED and row.not_before == when:
-                continue
-            self._notice(row, QUEUED, not_before=when, limit=self.rate_limit,
-                         period=_period(self.rate_period))
-            self.journal.queue(row.name, when, f"rate limit: queued until {utc(when)}")
-            log.info("queued %s until %s", shown(row.name), utc(when))
-
-    def finish_done(self) -> None:
-        for name, future in list(self.running.items()):
-            if not future.done():
-                continue
-            del self.running[name]
-            try:
-                result: Result = future.result()
-            except Exception as error:  # noqa: BLE001 - a lost worker fails one submission
-                result = Result(FAILED, reason=f"{type(error).__name__}: {error}"[:300])
-            row = self.journal.get(name)
-            if result.state == GRADED:
-                self.journal.finish(name, GRADED, result.released, score=result.score,
-                                    max_score=result.max_score)
-                log.info("graded %s: %g / %g%s", shown(name), result.score, result.max_score,
-                         " (its grades were saved before the service stopped)"
-                         if result.resumed else "")
-            elif result.state in (SUPERSEDED, NOT_COUNTED) and result.counted:
-                self._notice(row, result.state, counted=result.counted)
-                self.journal.finish(name, result.state, time.time(), reason=result.reason)
-            else:
-                self._notify_finish(name, FAILED, result.reason or "unknown")
-
-    def _notify_finish(self, name: str, state: str, reason: str) -> None:
-        """Finish a hand-in, its page released if one can be: the row ends whatever the
-        page does, so no row can come back to fail the same way."""
-        row = self.journal.get(name)
-        self._notice(row, state, reason=reason)
-        self.journal.finish(name, state, time.time(), reason=reason)
-        log.warning("%s %s: %s", state, shown(name), shown(reason, 300))
-
-    def _notice(self, row: Row, outcome: str, **details: object) -> None:
-        notebooks = [n for n in (row.notebooks or "").split("\n") if n]
-        try:
-            self.inbound.notice(row.secret_text, notebooks, outcome, submitted=row.submitted,
-                                assignment=row.assignment, **details)
-        except Exception as error:  # noqa: BLE001 - a page is not worth the service
-            log.warning("no page for %s: %s", shown(row.name), shown(str(error), 300))
 
 
 # -- command line ----------------------------------------------------------------------------
