@@ -9,7 +9,9 @@ from __future__ import annotations
 import textwrap
 
 from nbformat.notebooknode import NotebookNode, from_dict
+from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution
+from traitlets import List
 
 KERNEL_DIED = "KernelDied"  # ename of a cell skipped because it killed its kernel
 VERDICT = "attnkit"  # cell metadata key of a hidden check's verdict in autograded notebooks
@@ -24,3 +26,11 @@ def error_output(ename: str, evalue: str) -> NotebookNode:
 def is_test_cell(cell: NotebookNode) -> bool:
     """An autograded test cell: its source comes from the gradebook, never from the student."""
     return cell.cell_type == "code" and is_grade(cell) and not is_solution(cell)
+
+
+def display_priority() -> List:
+    """nbgrader's ``display_data_priority`` trait, as config: nbconvert's HTMLExporter sets
+    ``NbConvertBase.display_data_priority``, which nbgrader's preprocessor base redeclares
+    without ``config=True``, so each feedback preprocessor would warn that it does not know
+    the option. nbgrader's own GetGrades declares it the same way."""
+    return List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)

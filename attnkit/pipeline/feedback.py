@@ -29,7 +29,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 
 from attnkit.pipeline import maths
-from attnkit.pipeline.cells import VERDICT, is_test_cell
+from attnkit.pipeline.cells import VERDICT, display_priority, is_test_cell
 from attnkit.pipeline.judging import is_undrawn_plot
 from attnkit.upstream.pages import OneParseHTMLExporter
 
@@ -217,6 +217,8 @@ class SummariseFeedback(NbGraderPreprocessor):
     """Put the summary of the graded questions into the page's resources (last in
     ``c.GenerateFeedback.preprocessors``, after ``GetGrades``); move the notebook's headings
     below the page's own."""
+
+    display_data_priority = display_priority()
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         info = resources["nbgrader"]

@@ -10,7 +10,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Integer
 
-from attnkit.pipeline.cells import is_test_cell
+from attnkit.pipeline.cells import display_priority, is_test_cell
 
 
 class ClearHiddenTestsInTestCells(ClearHiddenTests):
@@ -20,6 +20,8 @@ class ClearHiddenTestsInTestCells(ClearHiddenTests):
     nbgrader's version raise, and that student got no feedback at all; such text is the
     student's, so it is shown as written.
     """
+
+    display_data_priority = display_priority()
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict,
                         index: int) -> tuple[NotebookNode, dict]:
@@ -54,6 +56,8 @@ class ScrubHiddenOutputs(ClearHiddenTests):
     in the kernel's directory would otherwise copy the hidden lines into the feedback.
 
     A ``ClearHiddenTests`` for its delimiters only (``c.ClearHiddenTests`` sets both)."""
+
+    display_data_priority = display_priority()
 
     min_length = Integer(8, help="Shorter hidden lines (such as `)`) are left alone").tag(
         config=True)

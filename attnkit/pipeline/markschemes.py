@@ -8,6 +8,7 @@ from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from attnkit.judge.registry import mark_schemes
+from attnkit.pipeline.cells import display_priority
 
 MARK_SCHEME = "attnkit_mark_scheme"
 
@@ -31,6 +32,8 @@ class AddMarkSchemes(NbGraderPreprocessor):
 
 class ClearMarkSchemes(NbGraderPreprocessor):
     """Drop the TAs' mark schemes from students' feedback."""
+
+    display_data_priority = display_priority()
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         nb.cells = [c for c in nb.cells if not c.metadata.get(MARK_SCHEME)]

@@ -32,6 +32,7 @@ from attnkit.pipeline.allowlist import (
     html_problems,
     markdown_problems,
 )
+from attnkit.pipeline.cells import display_priority
 
 NOTE = ("**Grading note.** This answer contained active content (HTML or JavaScript), which was "
         "turned into plain text: it is never run for graders or in feedback.")
@@ -167,6 +168,8 @@ class NeutraliseActiveContent(NbGraderPreprocessor):
     """Turn HTML and JavaScript a student put in a notebook into inert text, so that no page
     rendered from it (formgrader, feedback, any nbconvert template) runs it. Markdown and
     outputs that are not active are left exactly as they are."""
+
+    display_data_priority = display_priority()
 
     kept_mimetypes = List(Unicode(), default_value=KEPT_MIMETYPES, help=(
         "Output mimetypes that may stay (HTML, markdown and LaTeX only when inert); all others "
