@@ -223,6 +223,22 @@ def test_summary_never_uses_hidden_source() -> None:
     assert summarise(nb)[0].title == "Section"
 
 
+def test_partial_credit_is_not_shown_as_an_output() -> None:
+    """nbgrader reads a test cell's bare number result as its score; the page shows the score
+    in the cell's verdict, not as a stray ``Out[n]: 1``. A student's own result stays."""
+    def result(text: str) -> nbformat.NotebookNode:
+        return nbformat.v4.new_output("execute_result", {"text/plain": text}, execution_count=3)
+
+    check = mark_graded(new_code_cell("check()"), "ps1_softmax", 2, 1)
+    check.outputs = [nbformat.v4.new_output("stream", text="partly passed (1/2)\n"),
+                     result("1")]
+    mine = new_code_cell("x = 1\nx")
+    mine.outputs = [result("1")]
+    nb, _ = ClearHiddenTestsInTestCells().preprocess(new_notebook(cells=[mine, check]), {})
+    assert [o.output_type for o in nb.cells[1].outputs] == ["stream"]
+    assert [o.output_type for o in nb.cells[0].outputs] == ["execute_result"]
+
+
 # ------------------------------------------------------------------------- the pages
 
 

@@ -19,6 +19,9 @@ class ClearHiddenTestsInTestCells(ClearHiddenTests):
     A student's own cell that writes the markers (say a BEGIN line with no END) made
     nbgrader's version raise, and that student got no feedback at all; such text is the
     student's, so it is shown as written.
+
+    A test cell's bare number result is nbgrader's partial credit (the hidden check's score):
+    the page shows the score already, so the stray ``Out[n]: 1`` goes too.
     """
 
     display_data_priority = display_priority()
@@ -27,7 +30,20 @@ class ClearHiddenTestsInTestCells(ClearHiddenTests):
                         index: int) -> tuple[NotebookNode, dict]:
         if not is_test_cell(cell):
             return cell, resources
+        cell.outputs = [o for o in cell.get("outputs", []) if not is_partial_credit(o)]
         return super().preprocess_cell(cell, resources, index)
+
+
+def is_partial_credit(output: NotebookNode) -> bool:
+    """An ``execute_result`` that is just a number: what nbgrader reads as a cell's score."""
+    if output.get("output_type") != "execute_result":
+        return False
+    text = output.get("data", {}).get("text/plain", "")
+    try:
+        float("".join(text) if isinstance(text, list) else text)
+    except ValueError:
+        return False
+    return True
 
 
 HIDDEN_SHOWN = "[hidden test]"

@@ -16,7 +16,18 @@ import sqlalchemy as sa
 
 from attnkit.course import db_url as course_db_url
 from attnkit.pages import render
-from attnkit.pipeline.audit import TABLE, Change, changes, describe_change, engine, summary
+from attnkit.pipeline.audit import (  # the last two: a course's older nbgrader_config.py
+    TABLE,
+    AuditedSaveAutoGrades,
+    Change,
+    changes,
+    describe_change,
+    engine,
+    post_convert_hook,
+    summary,
+)
+
+__all__ = ["AuditedSaveAutoGrades", "post_convert_hook", "section", "write_export", "main"]
 
 
 def section(db_url: str, assignment: str) -> str:
