@@ -113,6 +113,14 @@ def test_control_space_at_a_line_end_is_a_space() -> None:
     assert "<mi>\\" not in markup, markup
 
 
+def test_a_line_break_with_extra_space_shows_no_brackets() -> None:
+    """``\\\\[2mm]`` (ps5's equation M2) is a line break with extra space, not text."""
+    markup = maths.tex_to_mathml(r"\begin{cases} 1 & a \\[2mm] 0 & b \end{cases}", True)
+    shown = markup.split("<annotation")[0]
+    assert "2mm" not in shown and "[" not in shown, shown
+    assert "2mm" in markup  # the TeX source is still the annotation
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "source").glob("*/*.ipynb")),
                          ids=lambda p: p.parent.name)
 def test_every_course_equation_converts(path: Path) -> None:

@@ -53,6 +53,8 @@ RELATIONS = frozenset("=≠≈≃≅≡≤≥<>≪≫∈∉⊂⊆⊃⊇∝→←
 BINARY = frozenset("+-−±∓·⋅×∗∘⊕⊗")
 # a backslash and a line end (or tab) is TeX's control space; latex2mathml shows a "\"
 CONTROL_SPACE = re.compile(r"(?<!\\)((?:\\\\)*)\\[\n\t]")
+# a line break's extra space, ``\\[2mm]``: latex2mathml shows "[2mm]" as text
+ROW_SPACE = re.compile(r"(?<!\\)((?:\\\\)*\\\\)\s*\[[^\]]{0,16}\]")
 # Maths in a text/latex output, as MathJax finds it there.
 _LATEX_MATHS = re.compile(
     r"\$\$(?P<display>.+?)\$\$|\\\[(?P<bracket>.+?)\\\]|\\begin\{(?P<env>[A-Za-z]+\*?)\}.+?"
@@ -181,7 +183,8 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
     escaped source in ``<code>`` when it does not convert. A display equation with places to
     break becomes a row of equations that wraps like words on a narrow screen."""
     try:
-        tree = convert_to_element(CONTROL_SPACE.sub(r"\1\\ ", tex),
+        drawn = ROW_SPACE.sub(r"\1", CONTROL_SPACE.sub(r"\1\\ ", tex))
+        tree = convert_to_element(drawn,
                                   display="block" if display else "inline")
         chunks = _chunks(tree[0]) if display and len(tree) == 1 else [list(tree)]
         parts = []
