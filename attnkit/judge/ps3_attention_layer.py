@@ -91,9 +91,9 @@ CHECKS = by_id(
                   "`a = b = ...` or reusing one matrix makes the projections the same",
                   test=_identical),
             Wrong("init std 0.1", None,
-                  "This is the exam's sample answer, np.random.randn(dims, dims) * 0.1; the "
-                  "pseudocode asks for N(0, 1): np.random.randn(dims, dims) or "
-                  "np.random.normal(0, 1, (dims, dims)), without the factor 0.1",
+                  "Your weights have standard deviation 0.1, as in the exam's sample answer "
+                  "np.random.normal(0.0, 0.1, (dims, dims)); the pseudocode asks for N(0, 1): "
+                  "np.random.normal(0.0, 1.0, (dims, dims)) or np.random.randn(dims, dims)",
                   test=lambda got, a: 0.07 < _weights(got).std() < 0.13
                   and abs(_weights(got).mean()) < 0.05),
             Wrong("uniform init", None,
