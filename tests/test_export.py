@@ -82,11 +82,11 @@ def test_per_question_rows_equal_the_gradebook(rostered: Path) -> None:
         assert (row["assignment"], row["notebook"]) == (ASSIGNMENT, ASSIGNMENT)
         assert float(row["max_score"]) == points
         if student in (BROKEN_JSON, RENAMED):
-            assert (row["status"], row["score"]) == ("not rostered", "")
+            assert (row["status"], row["score"]) == ("not graded", "")
         elif pending:
             assert (row["status"], row["score"], row["kind"]) == ("pending", "", "manual")
         else:
-            assert row["status"] == "rostered" and row["graded_by"] == "auto"
+            assert row["status"] == "graded" and row["graded_by"] == "auto"
             assert float(row["score"]) == auto, (student, cell)
             assert row["kind"] == "auto"
     chen = found[("chen", "ps1_softmax")]

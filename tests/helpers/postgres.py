@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, text
 
 from attnkit.grading.grader import load_config
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "ps1_self_attention"
 COURSE_ID = "self-attention"
 KERNEL = "python3"  # the plain venv kernel: the tests do not depend on the sandbox
