@@ -382,7 +382,7 @@ def test_a_hand_in_dated_2099_does_not_freeze_later_ones(service: Service) -> No
 
 def hostile_notebook(service: Service, attack: str, tmp_path: Path) -> Path:
     """``hostile.BUDGETS``' row ``attack`` as a notebook any student may read and hand in."""
-    (row,) = [h for h in BUDGETS if h.attack == attack]
+    (row,) = [h for h in BUDGETS if h.student == attack]
     root = copy_course(tmp_path / "course")
     write_suite(root, [PS1], [row])
     folder = Path(tempfile.mkdtemp(prefix="attnkit-budget-", dir="/var/tmp"))

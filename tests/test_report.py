@@ -126,7 +126,7 @@ def test_broken_submissions_are_listed_with_their_reason(graded_ps1: Path, built
     assert f"found {ASSIGNMENT} (1).ipynb" in problems[RENAMED].detail
     assert data.submissions[BROKEN_JSON].status == report.FAILED
     assert data.submissions[RENAMED].status == report.FAILED
-    assert [s.student for s in data.graded_ps1] == list(GRADED)
+    assert [s.student for s in data.graded] == list(GRADED)
     section = built.read_text().split('id="failures"')[1].split("</section>")[0]
     for student, kind in ((BROKEN_JSON, "invalid notebook"), (RENAMED, "missing notebook")):
         row = re.search(rf"<td>{student}</td>.*?</tr>", section).group(0)
@@ -170,7 +170,7 @@ def test_manual_grading_progress(graded_ps1: Path, tmp_path: Path) -> None:
     (answer,) = view["manual"]
     data = report.collect(graded_ps1, ASSIGNMENT)
     (progress,) = report.manual_progress(data)
-    assert (progress.cell.name, progress.graded_ps1, progress.pending) == (answer, 0, len(GRADED))
+    assert (progress.cell.name, progress.graded, progress.pending) == (answer, 0, len(GRADED))
     root = copy_graded(graded_ps1, tmp_path / "course")
     with Gradebook(kit_course.db_url(root), "self-attention") as gb:
         grade = gb.find_grade(answer, ASSIGNMENT, ASSIGNMENT, "chen")
@@ -178,7 +178,7 @@ def test_manual_grading_progress(graded_ps1: Path, tmp_path: Path) -> None:
         grade.needs_manual_grade = False
         gb.db.commit()
     (progress,) = report.manual_progress(report.collect(root, ASSIGNMENT))
-    assert (progress.graded_ps1, progress.pending, progress.mean) == (1, len(GRADED) - 1, 1.5)
+    assert (progress.graded, progress.pending, progress.mean) == (1, len(GRADED) - 1, 1.5)
     page = report_cli.build(root, ASSIGNMENT).read_text()
     assert "Written answers graded by a TA: 1 of 3" in page
 
