@@ -31,6 +31,9 @@ from pathlib import Path
 
 import nbformat
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers.catalogue import SKILLS  # noqa: E402
+
 from attnkit.dev.validate import load_catalogue
 from attnkit.review import similarity
 from attnkit.samples import Sample, build_submission
@@ -38,14 +41,6 @@ from attnkit.samples import Sample, build_submission
 ROOT = Path(__file__).resolve().parents[1]
 A = "ps1_self_attention"
 TARGET = 60.0
-SKILLS = {  # test cell -> (solution cell, the name the notebook calls)
-    "ps1_softmax": ("ps1_softmax_code", "softmax"),
-    "ps1_self_attention_loop": ("ps1_loop_code", "self_attention_loop"),
-    "ps1_softmax_cols": ("ps1_softmax_cols_code", "softmax_cols"),
-    "ps1_self_attention": ("ps1_self_attention_code", "self_attention"),
-    "ps1_scaled_attention": ("ps1_scaled_code", "scaled_dot_product_self_attention"),
-    "ps1_equivariance": ("ps1_equivariance_code", "check_equivariance"),
-}
 
 
 def implementations() -> dict[str, list[str]]:

@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.root]
 # in a child process with a deadline: a port that never answers must not hang the attack).
 ATTACK = r"""
 import json, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
 instructor, marker = int(sys.argv[1]), sys.argv[2]
 ports = set()
 for table in ("/proc/net/tcp", "/proc/net/tcp6"):
@@ -37,16 +38,20 @@ for table in ("/proc/net/tcp", "/proc/net/tcp6"):
             fields = line.split()
             if fields[3] == "0A" and int(fields[7]) == instructor:  # LISTEN, the instructor's
                 ports.add(int(fields[1].split(":")[1], 16))
+def attempt(port, scheme):
+    try:
+        run = subprocess.run([sys.executable, "-c", TRY, scheme, str(port), marker],
+                             capture_output=True, text=True, timeout=12)
+        return run.stdout.strip() or "refused: " + run.stderr[-300:]
+    except subprocess.TimeoutExpired:
+        return "refused: no answer in 12 s"
+
+tries = [(port, scheme) for port in sorted(ports) for scheme in ("tcp", "tls", "http")]
+with ThreadPoolExecutor(8) as pool:  # each try mostly waits for its timeout
+    answers = list(pool.map(lambda t: attempt(*t), tries))
 found = {}
-for port in sorted(ports):
-    found[port] = tried = {}
-    for scheme in ("tcp", "tls", "http"):
-        try:
-            run = subprocess.run([sys.executable, "-c", TRY, scheme, str(port), marker],
-                                 capture_output=True, text=True, timeout=12)
-            tried[scheme] = run.stdout.strip() or "refused: " + run.stderr[-300:]
-        except subprocess.TimeoutExpired:
-            tried[scheme] = "refused: no answer in 12 s"
+for (port, scheme), answer in zip(tries, answers):
+    found.setdefault(port, {})[scheme] = answer
 print("ATTACK" + json.dumps(found))
 """
 TRY = r"""
@@ -72,14 +77,9 @@ else:
 
 
 def _popen_as(hub: HubSite, name: str, args: list[str], cwd: Path, log: Path):
-    entry = pwd.getpwnam(name)
-    env = {"HOME": entry.pw_dir, "USER": name, "LOGNAME": name, "LANG": "C.UTF-8",
-           "PATH": f"{deploy.BIN}:/usr/local/bin:/usr/bin:/bin", **hub.site.env()}
-    command = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
-               "--init-groups", "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-               *args]
     with log.open("w") as out:
-        return subprocess.Popen(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen(deploy.command_as(name, args, hub.site.env()), cwd=cwd,
+                                stdout=out, stderr=subprocess.STDOUT)
 
 
 def scratch_spaces(hub: HubSite) -> list[Path]:

@@ -10,7 +10,6 @@ submitted copies, the log and the instructor's terminal, and that the service st
 from __future__ import annotations
 
 import json
-import pwd
 import secrets
 import shutil
 import signal
@@ -117,13 +116,8 @@ class Service:
         return self.hub.site.exchange / self.hub.site.course_id / "inbound"
 
     def start(self) -> None:
-        entry = pwd.getpwnam(self.hub.instructor)
-        env = {"HOME": entry.pw_dir, "USER": entry.pw_name, "LOGNAME": entry.pw_name,
-               "LANG": "C.UTF-8", "PATH": f"{deploy.BIN}:/usr/local/bin:/usr/bin:/bin",
-               **self.hub.site.env()}
-        command = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
-                   "--init-groups", "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-                   "attnkit", "serve", PS1, "--workers", "1"]
+        command = deploy.command_as(self.hub.instructor, ["attnkit", "serve", PS1, "--workers",
+                                                          "1"], self.hub.site.env())
         mark = len(self.log.read_text()) if self.log.exists() else 0
         with self.log.open("a") as out:
             self.proc = subprocess.Popen(command, cwd=self.hub.site.course_root, stdout=out,

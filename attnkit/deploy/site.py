@@ -119,17 +119,21 @@ def remove_user(name: str) -> None:
         _run(["userdel", "--remove", name])
 
 
-def as_user(name: str, args: list[str], cwd: Path, env: dict[str, str] | None = None,
-            check: bool = True, timeout: float = 900) -> subprocess.CompletedProcess:
-    """``args`` run as the local user ``name`` (their uid, groups and home), nothing of root's
-    environment kept but ``env``."""
+def command_as(name: str, args: list[str], env: dict[str, str] | None = None) -> list[str]:
+    """The command line that runs ``args`` as the local user ``name`` (their uid, groups and
+    home), nothing of root's environment kept but ``env``."""
     entry = pwd.getpwnam(name)
     environment = {"HOME": entry.pw_dir, "USER": name, "LOGNAME": name, "LANG": "C.UTF-8",
                    "PATH": f"{BIN}:/usr/local/bin:/usr/bin:/bin", **(env or {})}
-    command = ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}",
-               "--init-groups", "--", "env", "-i",
-               *(f"{k}={v}" for k, v in environment.items()), *args]
-    result = subprocess.run(command, cwd=cwd, text=True, capture_output=True, timeout=timeout)
+    return ["setpriv", f"--reuid={entry.pw_uid}", f"--regid={entry.pw_gid}", "--init-groups",
+            "--", "env", "-i", *(f"{k}={v}" for k, v in environment.items()), *args]
+
+
+def as_user(name: str, args: list[str], cwd: Path, env: dict[str, str] | None = None,
+            check: bool = True, timeout: float = 900) -> subprocess.CompletedProcess:
+    """``args`` run to the end as the local user ``name`` (``command_as``), output captured."""
+    result = subprocess.run(command_as(name, args, env), cwd=cwd, text=True,
+                            capture_output=True, timeout=timeout)
     if check and result.returncode != 0:
         raise RuntimeError(f"as {name}: {' '.join(args)} failed ({result.returncode}):\n"
                            f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 import psutil
 import pytest
 
-from helpers.course import ENV, ROOT, copy_course, run  # noqa: E402
+from helpers.course import ENV, ROOT, copy_course, run, terminate  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -97,13 +97,7 @@ def stop_process_tree(proc: subprocess.Popen, grace: float = 10.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
-    for child in children:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            child.terminate()
-    _, alive = psutil.wait_procs(children, timeout=5)
-    for child in alive:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            child.kill()
+    terminate(children)
 
 
 def wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60.0) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -60,3 +61,16 @@ class Grader:
         """Hand ``path`` and everything under it to the grader."""
         for item in [path, *path.rglob("*")]:
             os.chown(item, self.account.pw_uid, self.account.pw_gid, follow_symlinks=False)
+
+
+def terminate(procs: list, timeout: float = 5) -> None:
+    """SIGTERM each psutil process, then SIGKILL whatever is left after ``timeout``."""
+    import psutil
+
+    for proc in procs:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.terminate()
+    _, alive = psutil.wait_procs(procs, timeout=timeout)
+    for proc in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.kill()

@@ -19,6 +19,7 @@ from pathlib import Path
 import psutil
 
 from attnkit.deploy import site as deploy
+from helpers.course import terminate
 
 PS1 = "ps1_self_attention"
 PS2 = "ps2_multihead_attention"
@@ -75,13 +76,7 @@ def _stop_users_processes(uids: set[int]) -> None:
     """Whatever the test's accounts still run (their servers, kernels), stopped by id."""
     procs = [p for p in psutil.process_iter(["uids"]) if p.info["uids"]
              and p.info["uids"].real in uids]
-    for proc in procs:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.terminate()
-    _, alive = psutil.wait_procs(procs, timeout=10)
-    for proc in alive:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            proc.kill()
+    terminate(procs, timeout=10)
 
 
 @contextlib.contextmanager
