@@ -33,27 +33,22 @@ from attnkit.course import load_config
 from attnkit.grading.cli import add_arguments, main
 from attnkit.grading.coordinator import Summary, autograde, autograde_all
 from attnkit.grading.coordinator import _client as _client
-from attnkit.grading.records import STATE_DIR, fingerprint, prepare_gradebook, submissions
 from attnkit.grading.records import _alembic_on_path as _alembic_on_path
+from attnkit.grading.records import prepare_gradebook
 from attnkit.grading.settings import (
-    GRADING_KERNEL_ARGUMENTS,
     KERNEL_ENV,
     GradingError,
-    forks_warm,
-    kernel_name,
     kernel_start_config,
     pipeline_config,
     preflight,
 )
 from attnkit.grading.task import _LOCK as _LOCK
-from attnkit.grading.task import Outcome, failure_reason, grade_submission, missing_grades, warm_up
 from attnkit.grading.task import _worker_api as _worker_api
+from attnkit.grading.task import failure_reason, grade_submission, missing_grades, warm_up
 
 # the private names imported "as" themselves are kept here for attnkit.serve and the tests
 __all__ = [
-    "GRADING_KERNEL_ARGUMENTS", "KERNEL_ENV", "STATE_DIR", "GradingError", "Outcome", "Summary",
-    "add_arguments", "autograde", "autograde_all", "failure_reason", "fingerprint", "forks_warm",
-    "grade_submission", "kernel_name", "kernel_start_config", "load_config", "main",
-    "missing_grades", "pipeline_config", "preflight", "prepare_gradebook", "submissions",
-    "warm_up",
+    "KERNEL_ENV", "GradingError", "Summary", "add_arguments", "autograde", "autograde_all",
+    "failure_reason", "grade_submission", "kernel_start_config", "load_config", "main",
+    "missing_grades", "pipeline_config", "preflight", "prepare_gradebook", "warm_up",
 ]

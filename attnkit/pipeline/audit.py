@@ -39,6 +39,8 @@ from nbgrader.api import BaseCell, Grade, Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import SaveAutoGrades
 
+from attnkit.course import db_url as course_db_url
+
 RUN = uuid.uuid4().hex[:12]  # this process's grading run (stock `nbgrader autograde`)
 RUN_ENV = "ATTNKIT_REGRADE_RUN"  # `attnkit autograde` names its run for all its workers
 METADATA = sa.MetaData()
@@ -394,7 +396,5 @@ def post_convert_hook(root: str | Path, assignment: str, student: str,
         return
     if assignment not in _printed:
         _printed.add(assignment)
-        from attnkit.course import db_url as course_db_url
-
         db_url = course_db_url(Path(root))
         atexit.register(lambda: print_summary(db_url, assignment, run=RUN))

@@ -16,18 +16,13 @@ of its own, in nbgrader's style of a small class per step:
 
 from __future__ import annotations
 
-from attnkit.pipeline.cells import KERNEL_DIED, VERDICT, error_output, is_test_cell
+from attnkit.pipeline.cells import VERDICT, is_test_cell
 from attnkit.pipeline.execute import (
-    CRASHED,
-    GARBLED,
-    TIMED_OUT,
-    UNRESPONSIVE,
     ResilientExecute,
     course_salt,
     grading_seed,
 )
 from attnkit.pipeline.hidden import (
-    HIDDEN_SHOWN,
     ClearHiddenTestsInTestCells,
     ScrubHiddenOutputs,
     hidden_lines,
@@ -36,25 +31,18 @@ from attnkit.pipeline.judging import _UNDRAWN as _UNDRAWN
 from attnkit.pipeline.judging import (
     JudgeProbes,
     RequireRegisteredChecks,
-    describe_error,
-    is_undrawn_plot,
     unregistered,
 )
-from attnkit.pipeline.markschemes import MARK_SCHEME, AddMarkSchemes, ClearMarkSchemes
+from attnkit.pipeline.markschemes import AddMarkSchemes, ClearMarkSchemes
 from attnkit.pipeline.restore import (
-    FORGED,
-    RESTORED,
     DropEmptyGradeMetadata,
     RestoreDeletedCells,
 )
 from attnkit.pipeline.restore import _noted as _noted
 
 __all__ = [
-    "CRASHED", "FORGED", "GARBLED", "HIDDEN_SHOWN", "KERNEL_DIED", "MARK_SCHEME", "RESTORED",
-    "TIMED_OUT", "UNRESPONSIVE", "VERDICT", "AddMarkSchemes", "ClearHiddenTestsInTestCells",
-    "ClearMarkSchemes", "DropEmptyGradeMetadata", "JudgeProbes", "RequireRegisteredChecks",
-    "ResilientExecute", "RestoreDeletedCells", "ScrubHiddenOutputs", "course_salt",
-    "describe_error", "error_output", "grading_seed", "hidden_lines", "is_test_cell",
-    "is_undrawn_plot", "unregistered",
+    "VERDICT", "AddMarkSchemes", "ClearHiddenTestsInTestCells", "ClearMarkSchemes",
+    "DropEmptyGradeMetadata", "JudgeProbes", "RequireRegisteredChecks", "ResilientExecute",
+    "RestoreDeletedCells", "ScrubHiddenOutputs", "course_salt", "grading_seed", "hidden_lines",
+    "is_test_cell", "unregistered",
 ]
-# _UNDRAWN and _noted are imported above as well, for code that took them from here

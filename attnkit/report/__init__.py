@@ -29,7 +29,6 @@ One layer per module, each importing only those listed before it:
 ``attnkit.review`` or ``attnkit.serve``.
 """
 
-from attnkit.course import coursedir, default_out, open_gradebook
 from attnkit.gradedata import (
     CRASHED,
     FAILED,
@@ -37,37 +36,24 @@ from attnkit.gradedata import (
     INVALID,
     MISSING,
     NOT_AUTOGRADED,
-    NOT_GRADED,
     OUTDATED,
     TIMED_OUT,
-    UNREADABLE,
     WAITING,
     AssignmentData,
     Cell,
     Mark,
-    Problem,
     Submission,
     fmt_score,
 )
 from attnkit.report.data import (
-    TIMEOUT_ERRORS,
-    Hint,
-    PassRate,
-    Progress,
-    cell_scores,
     collect,
     hints,
     manual_progress,
     pass_rates,
 )
-from attnkit.report.figures import figure_cells, figure_pass_rates, figure_scores
-from attnkit.report.page import PROBLEM_TONE
 
 __all__ = [
-    "CRASHED", "FAILED", "GRADED", "INVALID", "MISSING", "NOT_AUTOGRADED", "NOT_GRADED",
-    "OUTDATED", "PROBLEM_TONE", "TIMED_OUT", "TIMEOUT_ERRORS", "UNREADABLE", "WAITING",
-    "AssignmentData", "Cell", "Hint", "Mark", "PassRate", "Problem", "Progress", "Submission",
-    "cell_scores", "collect", "coursedir", "default_out",
-    "figure_cells", "figure_pass_rates", "figure_scores", "fmt_score", "hints",
-    "manual_progress", "open_gradebook", "pass_rates",
+    "CRASHED", "FAILED", "GRADED", "INVALID", "MISSING", "NOT_AUTOGRADED", "OUTDATED", "TIMED_OUT",
+    "WAITING", "AssignmentData", "Cell", "Mark", "Submission", "collect", "fmt_score", "hints",
+    "manual_progress", "pass_rates",
 ]

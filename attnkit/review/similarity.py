@@ -51,34 +51,25 @@ from nbgrader.coursedir import CourseDirectory
 from attnkit.course import coursedir, default_out
 from attnkit.pages import render
 from attnkit.review.fingerprints import (
-    KEEP,
-    MAGIC,
     WINDOW,
-    Chunk,
     Code,
     K,
-    Token,
-    kgrams,
     normalise,
     read_code,
     template_hashes,
-    winnow,
 )
 from attnkit.review.fingerprints import _cells as _cells
 from attnkit.review.fingerprints import _hash as _hash
 from attnkit.review.fingerprints import _number as _number
 from attnkit.review.fingerprints import _source as _source
 from attnkit.review.fingerprints import _students_code as _students_code
-from attnkit.review.pairs import FLAG, Fragment, Pair, compare, fragments
+from attnkit.review.pairs import FLAG, Pair, compare
 
 __all__ = [
-    "FLAG", "K", "KEEP", "MAGIC", "WINDOW", "Chunk", "Code", "Fragment", "Pair", "Token",
-    "add_arguments", "build", "collect", "compare", "describe_lines", "fragments", "kgrams",
-    "main", "normalise", "notebooks_of", "read_code", "render_html", "submitted_students",
-    "template_hashes", "winnow", "write_csv",
+    "FLAG", "K", "WINDOW", "Code", "Pair", "add_arguments", "build", "collect", "compare",
+    "describe_lines", "main", "normalise", "notebooks_of", "read_code", "render_html",
+    "submitted_students", "template_hashes", "write_csv",
 ]
-# _cells, _hash, _number, _source and _students_code are imported above as well, for code
-# that took them from here
 
 
 # ------------------------------------------------------------------ the course

@@ -28,33 +28,19 @@ what the rest of the kit, kernel.json and the provisioner entry point use.
 """
 
 from attnkit.sandbox.bwrap import (
-    BWRAP_STEPS,
-    KERNEL_MODULES,
-    LIB_DIR,
     OUTPUT_LIMIT_ENV,
-    PACKAGE,
-    PASS_THROUGH_ENV,
-    USERNS_REMEDY,
-    Box,
-    UidLease,
     check_sandbox,
-    mount_plan,
     privileged,
 )
 from attnkit.sandbox.client import (
-    ANSWER_TIMEOUT,
-    LISTEN_ENV,
-    MESSAGE,
     SHARED_ENV,
     ForkedKernel,
     Forkserver,
 )
-from attnkit.sandbox.folders import TEMP_PREFIXES, private_dir, sweep_stale
+from attnkit.sandbox.folders import private_dir
 from attnkit.sandbox.provisioner import (
     KERNEL_NAME,
-    OPT_OUT_ENV,
     OPT_OUT_HINT,
-    OUTSTREAM_ARGUMENT,
     PROVISIONER_NAME,
     SandboxProvisioner,
     forks_warm,
@@ -62,14 +48,9 @@ from attnkit.sandbox.provisioner import (
     opted_out,
     step_aside,
 )
-from attnkit.sandbox.scratch import SEED_DIR, WORK_DIR, scratch_plan, seeded
 
 __all__ = [
-    "ANSWER_TIMEOUT", "BWRAP_STEPS", "KERNEL_MODULES", "KERNEL_NAME", "LIB_DIR", "LISTEN_ENV",
-    "MESSAGE", "OPT_OUT_ENV", "OPT_OUT_HINT", "OUTPUT_LIMIT_ENV", "OUTSTREAM_ARGUMENT",
-    "PACKAGE", "PASS_THROUGH_ENV", "PROVISIONER_NAME", "SEED_DIR", "SHARED_ENV",
-    "TEMP_PREFIXES", "USERNS_REMEDY", "WORK_DIR", "Box", "ForkedKernel", "Forkserver",
-    "SandboxProvisioner", "UidLease", "check_sandbox", "forks_warm", "install_kernelspec",
-    "mount_plan", "opted_out", "private_dir", "privileged", "scratch_plan", "seeded",
-    "step_aside", "sweep_stale",
+    "KERNEL_NAME", "OPT_OUT_HINT", "OUTPUT_LIMIT_ENV", "PROVISIONER_NAME", "SHARED_ENV",
+    "ForkedKernel", "Forkserver", "SandboxProvisioner", "check_sandbox", "forks_warm",
+    "install_kernelspec", "opted_out", "private_dir", "privileged", "step_aside",
 ]

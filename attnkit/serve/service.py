@@ -28,7 +28,7 @@ from traitlets.config import LoggingConfigurable
 from attnkit import course
 from attnkit.grading import grader
 from attnkit.pipeline import audit
-from attnkit.serve.arrivals import LOOK_AGAIN, ROSTER_REFRESH, Arrivals
+from attnkit.serve.arrivals import Arrivals
 from attnkit.serve.dispatch import Dispatch
 from attnkit.serve.dispatch import _period as _period
 from attnkit.serve.exchange import Inbound
@@ -36,8 +36,7 @@ from attnkit.serve.journal import PENDING, QUEUED, Journal
 from attnkit.serve.quiet import Throttled
 from attnkit.serve.task import kernel_arguments
 
-__all__ = ["LOOK_AGAIN", "ROSTER_REFRESH", "STUCK_WORKERS", "GradeOnSubmit", "add_arguments",
-           "main"]
+__all__ = ["STUCK_WORKERS", "GradeOnSubmit", "add_arguments", "main"]
 
 log = logging.getLogger("attnkit.serve")
 STUCK_WORKERS = 4  # workers beyond `active`, for gradings stuck in loops
