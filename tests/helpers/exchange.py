@@ -55,12 +55,18 @@ def place(home: Path, assignment: str, nb: nbformat.NotebookNode) -> None:
     nbformat.write(nb, folder / f"{assignment}.ipynb")
 
 
-def _config(root: Path, base: Path, student: str):
+def _exchange(app_class: type, root: Path, base: Path, student: str, assignment: str):
+    """One of nbgrader's exchange apps run as ``student`` would run it, from
+    ``base/home/STUDENT`` with a cache of their own; returns the app."""
     config = load_config(root)
     config.Exchange.cache = str(base / "cache" / student)
     coursedir = CourseDirectory(config=config)
-    coursedir.student_id = student
-    return config, coursedir
+    coursedir.student_id, coursedir.assignment_id = student, assignment
+    app = app_class(coursedir=coursedir, authenticator=Authenticator(config=config),
+                    config=config)
+    app.assignment_dir = str(base / "home" / student)
+    app.start()
+    return app
 
 
 _ROSTER: set[tuple[Path, str]] = set()
@@ -82,23 +88,12 @@ def submit(root: Path, base: Path, student: str, assignment: str) -> str:
     """``nbgrader submit`` of ``base/home/STUDENT/ASSIGNMENT`` as ``student`` (on the roster);
     returns the inbound folder's name."""
     enrol(root, student)
-    config, coursedir = _config(root, base, student)
-    coursedir.assignment_id = assignment
-    app = ExchangeSubmit(coursedir=coursedir, authenticator=Authenticator(config=config),
-                         config=config)
-    app.assignment_dir = str(base / "home" / student)
-    app.start()
-    return app.assignment_filename
+    return _exchange(ExchangeSubmit, root, base, student, assignment).assignment_filename
 
 
 def fetch_feedback(root: Path, base: Path, student: str, assignment: str) -> dict[str, str]:
     """``nbgrader fetch_feedback`` as ``student``: the fetched pages by submission timestamp."""
-    config, coursedir = _config(root, base, student)
-    coursedir.assignment_id = assignment
-    app = ExchangeFetchFeedback(coursedir=coursedir, authenticator=Authenticator(config=config),
-                                config=config)
-    app.assignment_dir = str(base / "home" / student)
-    app.start()
+    _exchange(ExchangeFetchFeedback, root, base, student, assignment)
     folder = base / "home" / student / assignment / "feedback"
     return {} if not folder.is_dir() else {
         stamp: (folder / stamp / f"{assignment}.html").read_text()
