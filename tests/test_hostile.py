@@ -42,6 +42,9 @@ from attnkit.pipeline.preprocessors import hidden_lines
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(2700)]  # the grading fixture: 5 x 37 notebooks
 pytest_plugins = ["helpers.browser"]  # fixtures: browser, page
 ASSIGNMENTS = kit_course.assignments(Path(__file__).resolve().parents[1])
+# Stock ``nbgrader autograde`` runs the kit's own preprocessors, the same for every assignment:
+# the first and the masked one cover them, a kernel per notebook; the kit's path runs all five.
+STOCK_ASSIGNMENTS = [ASSIGNMENTS[0], ASSIGNMENTS[-1]]
 
 
 class PageText(HTMLParser):
@@ -97,19 +100,25 @@ def hostile_class(request: pytest.FixtureRequest,
         root = copy_course(base / "course")
         with (root / "nbgrader_config.py").open("a") as config:
             config.write("\nc.Execute.timeout = 10\n")
-        suite = write_suite(root, ASSIGNMENTS)
+        assignments = STOCK_ASSIGNMENTS if request.param == "nbgrader" else ASSIGNMENTS
+        suite = write_suite(root, assignments)
+        # the class list comes first, as on a real course: two stock autogrades that both
+        # create one new student race on the insert and one hand-in is left ungraded
+        students = sorted({h.student for hostiles in suite.values() for h in hostiles})
+        (base / "students.csv").write_text("id\n" + "".join(f"{s}\n" for s in students))
         grader.own(base)
-        for assignment in ASSIGNMENTS:
+        for assignment in assignments:
             grader.run(["nbgrader", "generate_assignment", assignment, "--force"], root)
+        grader.run(["nbgrader", "db", "student", "import", str(base / "students.csv")], root)
         # both exit non-zero when a submission fails; the assertions below say which. Stock
         # commands run two at a time (one per core), as two instructors' terminals would.
         if request.param == "nbgrader":
             two_at_a_time(grader, root, [["nbgrader", "autograde", a, "--force"]
-                                         for a in ASSIGNMENTS])
+                                         for a in assignments])
         else:
-            grader.run(["attnkit", "autograde", *ASSIGNMENTS, "--force"], root, check=False)
+            grader.run(["attnkit", "autograde", *assignments, "--force"], root, check=False)
         two_at_a_time(grader, root, [["nbgrader", "generate_feedback", a, "--force"]
-                                     for a in ASSIGNMENTS])
+                                     for a in assignments])
         yield request.param, root, suite
     finally:
         shutil.rmtree(base)
