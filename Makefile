@@ -43,7 +43,7 @@ hub: env node_modules/.installed
 	$(RUN) $(BIN)/python -m attnkit.deploy.site
 
 test: env node_modules/.installed
-	$(RUN) $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(RUN) $(BIN)/python -m pytest -q --durations=25 $(PYTEST_ARGS)
 
 # The fast tier, opt-in: unit and consistency tests, no kernels, browser or database server.
 # Needs only the Python environment, so it also runs on a machine without the Debian packages.

@@ -1,7 +1,8 @@
-"""A sample of the misconception catalogue, end to end through real ``nbgrader autograde``.
+"""A sample of the misconception catalogue, end to end through ``attnkit autograde``.
 
 Each sampled ps1 and ps5 implementation is pasted, as a student would, into the solution
-cell of its skill; the submission is autograded in the sandbox like any other. Wrong code
+cell of its skill; the submission is autograded in the sandbox like any other (the kit's
+grading gives stock ``nbgrader autograde``'s scores: ``test_grader.py``). Wrong code
 must lose points in that skill's cell, with its misconception named in the feedback;
 correct code must keep full marks there.
 """
@@ -39,7 +40,7 @@ def catalogue_class(request: pytest.FixtureRequest, tmp_path_factory: pytest.Tem
         out = root / "submitted" / f"c{index:02d}" / name / f"{name}.ipynb"
         out.parent.mkdir(parents=True)
         nbformat.write(nb, out)
-    run(["nbgrader", "autograde", name, "--force"], root)
+    run(["attnkit", "autograde", name, "--force"], root)
     run(["nbgrader", "generate_feedback", name, "--force"], root)
     return root, name, entries
 
