@@ -227,9 +227,9 @@ def test_formgrader_renders_with_the_env_the_kit_swaps_and_the_blocks_it_restate
     from jinja2 import Environment, FileSystemLoader
     from nbgrader.server_extensions.formgrader import base, formgrader, handlers
 
-    from attnkit.upstream.formgrader import KNOWN, SETTING, TEMPLATES, escaped
+    from attnkit.upstream.formgrader import SETTING, TEMPLATES, escaped
 
-    assert nbgrader.__version__.startswith(KNOWN)
+    assert upstream.applies("escaped_formgrader"), nbgrader.__version__
     assert f"self.settings['{SETTING}']" in source(base.BaseHandler.render)
     assert f"{SETTING}=jinja_env" in source(formgrader.FormgradeExtension.init_tornado_settings)
     theirs = Path(handlers.template_path)
@@ -260,12 +260,38 @@ def test_every_hook_has_a_canary() -> None:
     assert set(CANARIES) == set(upstream.HOOKS)
 
 
-def test_the_hooked_libraries_are_the_pinned_versions() -> None:
-    pins = dict(line.strip().split("==") for line in (ROOT / "requirements.txt").open()
-                if "==" in line)
-    for name in ("nbgrader", "nbconvert", "nbclient", "jupyter_client", "jsonschema", "dask",
-                 "distributed"):
-        assert version(name) == pins[name], f"{name} {version(name)} is not the pinned one"
+def test_every_hook_was_checked_on_the_locked_releases() -> None:
+    """``make env`` installs releases every hook knows; a newer lock must re-check them."""
+    pins = {name.lower(): pinned for name, pinned in (
+        line.strip().split("==") for line in (ROOT / "requirements.txt").open() if "==" in line)}
+    for name, hook in upstream.HOOKS.items():
+        assert hook.checked_on, f"{name} names no release it was checked on"
+        for distribution, series in hook.checked_on:
+            assert f"{pins[distribution.lower()]}.".startswith(f"{series}."), (name, distribution)
+
+
+def test_a_hook_steps_aside_on_a_release_it_does_not_know(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from attnkit import course
+    from attnkit.grading import grader
+
+    monkeypatch.delenv(upstream.SWITCH, raising=False)
+    monkeypatch.setattr(upstream, "version",
+                        lambda name: "7.18.0" if name == "nbconvert" else version(name))
+    upstream._unknown_release.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger=upstream.__name__):
+            config = course.load_config(ROOT)
+            extra = grader.pipeline_config(config, None)
+            grader.pipeline_config(config, None)
+        assert upstream.enabled("validate_once") and not upstream.applies("validate_once")
+        assert "exporter_class" not in extra.Autograde  # nbconvert's own exporter runs
+        assert upstream.applies("prompt_client")  # hooks on other libraries stay
+        said = [r.getMessage() for r in caplog.records]
+        assert said == ["attnkit: hook validate_once steps aside: nbconvert 7.18.0 is not the "
+                        "7.17.x it was checked on; the stock path runs"], said
+    finally:
+        upstream._unknown_release.cache_clear()
 
 
 @pytest.mark.parametrize(("switch", "on"), [

@@ -55,7 +55,7 @@ def pipeline_config(config: Config, kernel: str | None,
     classes = []
     for cls in _pipeline(config):
         if issubclass(cls, Execute):
-            if upstream.enabled("kernel_retry"):
+            if upstream.applies("kernel_retry"):
                 cls = type(f"Grading{cls.__name__}", (KernelStart, cls),
                            {"__module__": __name__, "__doc__": cls.__doc__})
             extra[cls.__name__] = Config(shutdown_kernel="immediate")
@@ -66,7 +66,7 @@ def pipeline_config(config: Config, kernel: str | None,
                                                    *kernel_arguments]
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
-    if upstream.enabled("validate_once"):
+    if upstream.applies("validate_once"):
         extra.Autograde.exporter_class = GradingExporter
     extra.Autograde.pre_convert_hook = None  # the coordinator has run intake already
     extra.merge(kernel_start_config(config))
@@ -77,10 +77,10 @@ def kernel_start_config(config: Config) -> Config:
     """How the kit starts kernels: a prompt client and, unless the course turns it off,
     sandboxed kernels forked warm."""
     extra = Config()
-    if upstream.enabled("prompt_client"):
+    if upstream.applies("prompt_client"):
         extra.AsyncKernelManager.client_factory = PromptClient
     if "warm_start" not in config.SandboxProvisioner:
-        extra.SandboxProvisioner.warm_start = upstream.enabled("warm_kernels")
+        extra.SandboxProvisioner.warm_start = upstream.applies("warm_kernels")
     return extra
 
 

@@ -23,12 +23,11 @@ from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 
-from attnkit.upstream import enabled
+from attnkit.upstream import applies, enabled
 
 NAME = "escaped_formgrader"
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "formgrader_pages"
 SETTING = "nbgrader_jinja2_env"  # formgrader's environment, in the tornado settings
-KNOWN = "0.9."  # nbgrader versions whose templates the kit's extend
 
 
 def escaped(env: Environment) -> Environment:
@@ -42,17 +41,15 @@ def escape_formgrader(settings: dict[str, Any], log: logging.Logger) -> bool:
     """Swap formgrader's environment in ``settings`` for an escaping one; whether it did.
     Steps aside where formgrader is not loaded, or is a version the kit's templates do not
     know (one warning), or under ``ATTNKIT_HOOKS`` without this hook."""
-    import nbgrader
-
     env = settings.get(SETTING)
     if env is None or env.autoescape is True:
         return False
-    if not nbgrader.__version__.startswith(KNOWN):
-        log.warning("attnkit: formgrader's pages left unescaped: the kit's templates know "
-                    "nbgrader %sx, this is %s", KNOWN, nbgrader.__version__)
-        return False
     if not enabled(NAME):
         log.info("attnkit: formgrader's pages left unescaped (ATTNKIT_HOOKS)")
+        return False
+    if not applies(NAME):
+        log.warning("attnkit: formgrader's pages left unescaped: the kit's templates do not "
+                    "know this nbgrader release")
         return False
     settings[SETTING] = escaped(env)
     log.info("attnkit: formgrader's pages are rendered with autoescape")

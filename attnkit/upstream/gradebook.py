@@ -27,7 +27,7 @@ from nbgrader.auth import Authenticator
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import scoped_session, sessionmaker
 
-from attnkit.upstream import enabled
+from attnkit.upstream import applies
 
 _ACTIVE = threading.Lock()
 _ENGINES: dict[str, Engine] = {}
@@ -40,7 +40,7 @@ def shared_engine() -> Iterator[dict[str, Engine]]:
     (not re-entrant; one block at a time per process)."""
     if not _ACTIVE.acquire(blocking=False):
         raise RuntimeError("shared_engine() is already active in this process")
-    if not enabled("one_engine"):
+    if not applies("one_engine"):
         try:
             yield {}
         finally:

@@ -64,7 +64,7 @@ class OneParseHTMLExporter(HTMLExporter):
 
     def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None,
                            **kw) -> tuple[str, dict]:
-        if not upstream.enabled("one_parse"):
+        if not upstream.applies("one_parse"):
             return super().from_notebook_node(nb, resources, **kw)
         given = copy.deepcopy(resources)
         # what HTMLExporter.from_notebook_node does before rendering

@@ -10,7 +10,7 @@ from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import CheckCellMetadata
 
-from attnkit.upstream import enabled
+from attnkit.upstream import applies
 
 
 class _CompiledSchema(BaseMetadataValidator):
@@ -49,7 +49,7 @@ class CompiledCheckCellMetadata(CheckCellMetadata):
     and errors, about 30 ms less per notebook (nbgrader runs it twice per autograde)."""
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
-        if not enabled("compiled_schema"):
+        if not applies("compiled_schema"):
             return super().preprocess(nb, resources)
         try:
             CompiledMetadataValidator().validate_nb(nb)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from attnkit.upstream import enabled
+from attnkit.upstream import applies
 
 # The module the worker server imports once (Dask and the grader); every worker forks with
 # it loaded.
@@ -26,7 +26,7 @@ def start_worker_server(course: str | None = None) -> None:
     """Start this process's worker server (Python's forkserver, preloaded with the grader
     and, given a course directory, that course's first-use work) unless it runs already or
     the hook is off; return at once, while it imports."""
-    if not enabled("worker_server"):
+    if not applies("worker_server"):
         return
     from multiprocessing import forkserver
 
@@ -39,13 +39,13 @@ def start_worker_server(course: str | None = None) -> None:
 
 def dask_config() -> dict[str, str]:
     """What Dask must be told for its workers to fork from that server."""
-    return FORKSERVER if enabled("worker_server") else {}
+    return FORKSERVER if applies("worker_server") else {}
 
 
 def before_cluster() -> None:
     """Call inside ``dask.config.set(dask_config())``, before the cluster starts: Dask names
     its own preload the first time it is asked for a context; ours must come after it."""
-    if enabled("worker_server"):
+    if applies("worker_server"):
         from distributed.utils import get_mp_context
 
         get_mp_context()
