@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN := PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: env system demo test check lint release clean hub
+.PHONY: env system demo test test-latest check lint release clean hub
 
 # Debian packages: the sandbox, the browser tests, the PostgreSQL tests. Installed when
 # missing and we are root; otherwise stop with the exact `sudo apt-get install` line.
@@ -45,6 +45,11 @@ hub: env node_modules/.installed
 test: env node_modules/.installed
 	$(RUN) $(BIN)/python -m pytest -q --durations=25 $(PYTEST_ARGS)
 
+# The newest releases pyproject.toml's bounds allow, in a fresh .venv-latest: the fast
+# tier, `attnkit demo` and one grading through stock nbgrader (.ci/test-latest).
+test-latest: system
+	./.ci/test-latest
+
 # The fast tier, opt-in: unit and consistency tests, no kernels, browser or database server.
 # Needs only the Python environment, so it also runs on a machine without the Debian packages.
 check: $(STAMP)
@@ -54,4 +59,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check attnkit tests benchmarks
 
 clean:
-	rm -rf submitted autograded feedback gradebook.db reports exports .attnkit node_modules
+	rm -rf submitted autograded feedback gradebook.db reports exports .attnkit node_modules .venv-latest
