@@ -207,24 +207,34 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
 
 
 def hooks_table(base: Path, assignments: list[str], args: argparse.Namespace) -> str:
-    """The kit's time with all hooks, none, and each one off; what each hook buys."""
+    """The kit's time with all hooks, none, and each one off; what each hook buys.
+
+    ``--rounds`` repeats the whole set, every switch once per round in turn, so a slow spell
+    of the machine falls on all of them; each row shows the median and every round's ratio."""
     switches = ["all", "none", *(f"all,-{name}" for name in upstream.HOOKS)]
-    rows = {}
-    for number, switch in enumerate(switches):
-        root = scratch_course(base, f"hooks{number}", assignments, args.submissions)
-        rows[switch] = measure(f"kit {switch}", args.submissions,
-                               lambda r=root, s=switch: kit(r, assignments, args.kernel,
-                                                            args.workers, s))
-        shutil.rmtree(root)
-    every = rows["all"]["seconds"]
-    lines = [f"{'ATTNKIT_HOOKS':28} {'seconds':>8} {'nb/s':>6} {'vs all':>7}  what the hook buys"]
-    for switch, row in rows.items():
+    seconds: dict[str, list[float]] = defaultdict(list)
+    for round_ in range(args.rounds):
+        for number, switch in enumerate(switches):
+            root = scratch_course(base, f"hooks{round_}-{number}", assignments, args.submissions)
+            row = measure(f"kit {switch} (round {round_ + 1})", args.submissions,
+                          lambda r=root, s=switch: kit(r, assignments, args.kernel,
+                                                       args.workers, s))
+            seconds[switch].append(row["seconds"])
+            shutil.rmtree(root)
+    every = seconds["all"]
+    lines = [f"{'ATTNKIT_HOOKS':24} {'seconds':>8} {'nb/s':>6} {'vs all':>7} "
+             f"{'each round':>{6 * args.rounds}}  what the hook buys"]
+    for switch, times in seconds.items():
         name = switch.removeprefix("all,-")
         buys = upstream.HOOKS[name].buys if name in upstream.HOOKS else (
             "every hook" if switch == "all" else "no hook: the stock pipeline on Dask")
-        lines.append(f"{switch:28} {row['seconds']:8.1f} {row['notebooks'] / row['seconds']:6.2f} "
-                     f"{row['seconds'] / every:6.2f}x  {buys[:70]}")
-    lines.append("vs all: time / time with every hook (above 1: turning it off costs that much)")
+        median = statistics.median(times)
+        ratios = " ".join(f"{t / e:5.2f}" for t, e in zip(times, every, strict=True))
+        lines.append(f"{switch:24} {median:8.1f} {args.submissions / median:6.2f} "
+                     f"{median / statistics.median(every):6.2f}x {ratios:>{6 * args.rounds}}  "
+                     f"{buys[:60]}")
+    lines.append("vs all: median time / median time with every hook (above 1: turning the hook "
+                 "off costs that much); each round: that round's time / its own all")
     return "\n".join(lines)
 
 
