@@ -89,8 +89,15 @@ def warm_kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 def servers() -> list[psutil.Process]:
     """The warm-kernel servers this process started (not the kernels forked from them)."""
-    return [proc for proc in psutil.Process().children()
-            if any(arg.endswith("forkserver.py") for arg in proc.cmdline())]
+    return [proc for proc in psutil.Process().children() if is_server(proc)]
+
+
+def is_server(proc: psutil.Process) -> bool:
+    """A child that has exited (a zombie not yet reaped, or gone) is no server."""
+    try:
+        return any(arg.endswith("forkserver.py") for arg in proc.cmdline())
+    except (psutil.ZombieProcess, psutil.NoSuchProcess):
+        return False
 
 
 @contextlib.contextmanager
