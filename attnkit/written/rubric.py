@@ -195,16 +195,18 @@ def set_marks(conn: sa.Connection, assignment: str, grade_id: str,
     current = _current(conn, assignment, grade_id, {s: v for s, (v, *_) in wanted.items()})
     by_position = _positions(conn, assignment, grade_id,
                              set().union(*(p for _, p, _, _ in wanted.values())))
-    writes = []
-    for student, (_, positions, note, score) in wanted.items():
-        mark = current[student]
-        if score is not None and not 0 <= score <= mark.max_score:
-            raise RubricError(f"{student}: score {score:g} is not within 0 and "
-                              f"{mark.max_score:g}")
-        chosen = tuple(by_position[p] for p in sorted(positions))
-        writes.append(Write(mark, chosen, note, outcome(mark, chosen, note, score,
-                                                        new_note=True)))
+    writes = [plan(current[student], tuple(by_position[p] for p in sorted(positions)), note,
+                   score) for student, (_, positions, note, score) in wanted.items()]
     return _written(conn, assignment, grade_id, writes, ta, why)
+
+
+def plan(mark: Mark, chosen: tuple[Item, ...], note: str | None,
+         score: float | None = None) -> Write:
+    """What setting an answer's items, note and (hand) score would write."""
+    if score is not None and not 0 <= score <= mark.max_score:
+        raise RubricError(f"{mark.student}: score {score:g} is not within 0 and "
+                          f"{mark.max_score:g}")
+    return Write(mark, chosen, note, outcome(mark, chosen, note, score, new_note=True))
 
 
 def _current(conn: sa.Connection, assignment: str, grade_id: str,

@@ -1,5 +1,5 @@
-"""A scratch gradebook of written answers, made with nbgrader's own API: one assignment, one
-notebook, ps1's written question, every student's answer awaiting a TA. What the rubric,
+"""Scratch gradebooks of written answers, made with nbgrader's own API: an assignment with one
+notebook and ps1's written question, every student's answer awaiting a TA. What the rubric,
 claim and concurrency tests and ``benchmarks/rubric_rescore.py`` grade."""
 
 from __future__ import annotations
@@ -17,29 +17,30 @@ from nbgrader.api import (
 )
 
 ASSIGNMENT = "ps1_self_attention"
-NOTEBOOK = "ps1_self_attention"
 QUESTION = "ps1_positional_answer"
 POINTS = 2.0
 
 
-def scratch_gradebook(db_url: str, count: int) -> list[str]:
-    """``count`` students with a submission each (no score yet); returns their ids.
-
-    The assignment and its cells through nbgrader's API; the students' rows in bulk, as
-    ``Gradebook.add_submission`` would write them (it takes seconds per hundred).
-    """
+def scratch_gradebook(db_url: str, count: int, assignment: str = ASSIGNMENT) -> list[str]:
+    """``count`` students with a submission of ``assignment`` each, no score yet; returns
+    their ids. The assignment and its cells through nbgrader's API (its first opening of a
+    database takes seconds: copy an opened one), the students' rows in bulk, as
+    ``Gradebook.add_submission`` writes them."""
     students = [f"s{i:04d}" for i in range(count)]
     with Gradebook(db_url) as gb:
-        assignment = gb.add_assignment(ASSIGNMENT)
-        notebook = gb.add_notebook(NOTEBOOK, ASSIGNMENT)
-        graded = gb.add_grade_cell(QUESTION, NOTEBOOK, ASSIGNMENT, max_score=POINTS,
+        record = gb.add_assignment(assignment)
+        notebook = gb.add_notebook(assignment, assignment)
+        graded = gb.add_grade_cell(QUESTION, assignment, assignment, max_score=POINTS,
                                    cell_type="markdown")
-        solution = gb.add_solution_cell(QUESTION, NOTEBOOK, ASSIGNMENT)
-        ids = assignment.id, notebook.id, graded.id, solution.id
+        solution = gb.add_solution_cell(QUESTION, assignment, assignment)
+        ids = record.id, notebook.id, graded.id, solution.id
+        known = {s.id for s in gb.students}
         engine = gb.db.get_bind()
     subs = {s: (uuid.uuid4().hex, uuid.uuid4().hex) for s in students}
     with engine.begin() as conn:
-        conn.execute(sa.insert(Student.__table__), [{"id": s} for s in students])
+        new = [{"id": s} for s in students if s not in known]
+        if new:
+            conn.execute(sa.insert(Student.__table__), new)
         conn.execute(sa.insert(SubmittedAssignment.__table__), [
             {"id": a, "assignment_id": ids[0], "student_id": s} for s, (a, _) in subs.items()])
         conn.execute(sa.insert(SubmittedNotebook.__table__), [
@@ -54,11 +55,30 @@ def scratch_gradebook(db_url: str, count: int) -> list[str]:
     return students
 
 
-def manual_scores(db_url: str) -> dict[str, float | None]:
-    """Student -> nbgrader's manual score on the question."""
+def gradebook_state(db_url: str, assignment: str = ASSIGNMENT
+                    ) -> dict[str, tuple[float | None, str | None, bool]]:
+    """Student -> (manual score, manual comment, needs a manual grade), read by nbgrader."""
     with Gradebook(db_url) as gb:
-        return {g.student.id: g.manual_score for g in gb.db.query(Grade)
-                if g.name == QUESTION and g.assignment.name == ASSIGNMENT}
+        found = {}
+        for sub in gb.find_assignment(assignment).submissions:
+            nb = sub.notebooks[0]
+            grade = gb.find_grade(QUESTION, nb.name, assignment, sub.student.id)
+            comment = gb.find_comment(QUESTION, nb.name, assignment, sub.student.id)
+            found[sub.student.id] = (grade.manual_score, comment.manual_comment,
+                                     grade.needs_manual_grade)
+        return found
+
+
+def set_by_hand(db_url: str, student: str, score: float | None, comment: str | None = None,
+                assignment: str = ASSIGNMENT) -> None:
+    """What formgrader's score and comment boxes do (its API handlers, line for line)."""
+    with Gradebook(db_url) as gb:
+        grade = gb.find_grade(QUESTION, assignment, assignment, student)
+        grade.manual_score = score
+        grade.needs_manual_grade = grade.manual_score is None and grade.auto_score is None
+        if comment is not None:
+            gb.find_comment(QUESTION, assignment, assignment, student).manual_comment = comment
+        gb.db.commit()
 
 
 def dump(db_url: str) -> dict[str, list[tuple]]:
