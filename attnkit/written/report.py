@@ -57,7 +57,7 @@ def sections(data: AssignmentData, folder: Path | None) -> list[Section]:
     rows = [{"label": u.label, "points": fmt_score(u.max_score), "answers": u.answers,
              "graded": u.graded, "hand": u.hand, "by": list(u.progress.by.items()),
              "claimed": list(u.progress.claimed.items()),
-             "items": [{"position": i.position, "text": i.text, "points": signed(i.points),
+             "rubric": [{"position": i.position, "text": i.text, "points": signed(i.points),
                         "count": n, "share": f"{100 * n / u.graded:.0f}%" if u.graded else "–"}
                        for i, n in u.items]} for u in found]
     return [("rubrics", "Rubric items", render("rubric_usage.html.j2", questions=rows))]

@@ -144,11 +144,18 @@ def import_answers(root: Path, path: Path, ta: str) -> list[str]:
                     writes.setdefault((assignment, grade_id), []).append(write)
                     done.append(f"line {line}: {row['student_id']} {grade_id}: "
                                 + _describe(write))
-        if problems:
-            raise BadFile(problems)  # the transaction rolls back: nothing written
+        if problems:  # the transaction rolls back: nothing written
+            raise BadFile(sorted(problems, key=_line))
         for (assignment, grade_id), planned in writes.items():
             store.write(conn, assignment, grade_id, planned, ta, "CSV import")
     return done
+
+
+def _line(problem: str) -> tuple[int, str]:
+    """Problems in the file's order ("line 12: ..." after "line 3: ...")."""
+    head, _, _ = problem.partition(":")
+    number = head.removeprefix("line ")
+    return (int(number) if number.isdigit() else 0), problem
 
 
 def _written_cells(root: Path, assignments: set[str]) -> dict[str, set[str]]:
