@@ -6,6 +6,7 @@ other unseen, and claims that keep them apart and expire."""
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -151,6 +152,35 @@ def test_two_tas_never_overwrite_each_other_unseen(db: tuple[str, str]) -> None:
     with pytest.raises(rubric.Conflict, match="s0004: changed in formgrader"):
         rubric.grade(url, a, Q, "s0004", seen["s0004"], "bob", [3])
     assert gradebook_state(url, a)["s0004"][0] == 2.0
+
+
+def test_two_tas_writing_at_the_same_moment_one_wins(db: tuple[str, str]) -> None:
+    """Two threads apply different items to the same answers, seen at the same version, at
+    once: one write lands whole, the other is refused whole."""
+    url, a = db
+    _rubric(url, a)
+    seen = {s: m.version for s, m in _marks(url, a).items()}
+    start, outcome = threading.Barrier(2), {}
+
+    def grade(ta: str, position: int) -> None:
+        start.wait()
+        try:
+            rubric.apply(url, a, Q, seen, ta, add=[position])
+            outcome[ta] = position
+        except rubric.Conflict as refused:
+            outcome[ta] = refused
+
+    threads = [threading.Thread(target=grade, args=args) for args in (("ann", 1), ("bob", 2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    won = [ta for ta, got in outcome.items() if isinstance(got, int)]
+    lost = [got for got in outcome.values() if isinstance(got, rubric.Conflict)]
+    assert len(won) == 1 and len(lost) == 1, outcome
+    assert {c.by for c in lost[0].changed} == set(won)
+    assert {tuple(i.position for i in m.items) for m in _marks(url, a).values()} == {
+        (outcome[won[0]],)}
 
 
 def test_claims_keep_tas_apart_and_expire(db: tuple[str, str]) -> None:
