@@ -152,6 +152,13 @@ def test_two_tas_never_overwrite_each_other_unseen(db: tuple[str, str]) -> None:
     with pytest.raises(rubric.Conflict, match="s0004: changed in formgrader"):
         rubric.grade(url, a, Q, "s0004", seen["s0004"], "bob", [3])
     assert gradebook_state(url, a)["s0004"][0] == 2.0
+    # an item's edit re-scores under its editor's name, and counts as a change too
+    latest = rubric.apply(url, a, Q, {"s0006": seen["s0006"]}, "ann", add=[1]).versions
+    rubric.change_item(url, rubric.items(url, a, Q)[0].id, "carol", points=0.5)
+    with pytest.raises(rubric.Conflict, match="s0006: re-scored by carol at "):
+        rubric.grade(url, a, Q, "s0006", latest["s0006"], "ann", [2])
+    progress = claims.progress(url, a, [Q])[0]
+    assert progress.by == {"ann": 3, claims.BY_HAND: 1}, "an item's edit took the credit"
 
 
 def test_two_tas_writing_at_the_same_moment_one_wins(db: tuple[str, str]) -> None:

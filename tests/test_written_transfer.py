@@ -167,3 +167,10 @@ def test_export_then_import_round_trip(course: Path, tmp_path: Path) -> None:
     assert f"Rubric items, {Q}: 3 of" in report and "says no (2)" in report, report
     html = (course / "reports" / ASSIGNMENT / "index.html").read_text()
     assert 'id="rubrics"' in html and "1 scored by hand outside the rubric" in html
+
+    # a row for an answer someone graded since the export is refused
+    chen_now = {a.student: a for a in answers.answers(course, ASSIGNMENT, Q)}["chen"]
+    rubric.grade(url, ASSIGNMENT, Q, "chen", chen_now.version, "bob", [2])
+    with pytest.raises(transfer.BadFile,
+                       match=rf"line {line[1]}: chen: graded by bob at .* since the export"):
+        transfer.import_answers(course, good, "ann")

@@ -21,6 +21,10 @@ from attnkit.written import store
 from attnkit.written.model import Item, Mark
 
 
+class UnknownAssignment(LookupError):
+    """The gradebook has no such assignment."""
+
+
 @dataclass(frozen=True)
 class Question:
     """One written question of an assignment."""
@@ -83,7 +87,8 @@ def questions(root: Path, assignment: str) -> list[Question]:
         try:
             record = gb.find_assignment(assignment)
         except MissingEntry:
-            raise SystemExit(f"assignment {assignment!r} is not in the gradebook") from None
+            raise UnknownAssignment(f"assignment {assignment!r} is not in the gradebook") \
+                from None
         for nb in sorted(record.notebooks, key=lambda n: n.name):
             answers = {c.name for c in nb.solution_cells}
             order = _cell_order(cd, assignment, nb.name)
@@ -93,7 +98,7 @@ def questions(root: Path, assignment: str) -> list[Question]:
                                getattr(schemes.get(c.name), "mark_scheme", "")) for c in cells]
     names = [q.grade_id for q in found]
     if len(set(names)) != len(names):
-        raise SystemExit(f"{assignment}: two notebooks use the same grade id for a written "
+        raise ValueError(f"{assignment}: two notebooks use the same grade id for a written "
                          "answer; the kit names a question by its grade id")
     return found
 

@@ -50,8 +50,10 @@ class Mark:
     items: tuple[Item, ...] = ()
     note: str | None = None  # the TA's own comment, after the items'
     revision: int = 0  # the kit's writes to this answer so far
-    graded_by: str | None = None
+    graded_by: str | None = None  # the TA who last graded it through the kit
     graded_at: datetime | None = None
+    changed_by: str | None = None  # the last to change it through the kit: a TA or an item's edit
+    changed_at: datetime | None = None
     grade_row: str = ""  # nbgrader's Grade.id
     comment_row: str | None = None  # nbgrader's Comment.id
     answer_id: int | None = None  # the kit's row

@@ -30,11 +30,12 @@ class Changed:
     student: str
     by: str | None  # None: changed in formgrader, which records no name
     when: datetime | None
+    how: str = "graded"  # or "re-scored": an edit of a rubric item it has
 
     def __str__(self) -> str:
         if self.by is None:
-            return f"{self.student}: changed in formgrader since you saw it"
-        return f"{self.student}: graded by {self.by} at {self.when:%Y-%m-%d %H:%M:%S} UTC"
+            return f"{self.student}: changed in formgrader"
+        return f"{self.student}: {self.how} by {self.by} at {self.when:%Y-%m-%d %H:%M:%S} UTC"
 
 
 class Conflict(Exception):
@@ -146,7 +147,7 @@ def _rescore(conn: sa.Connection, item: Item, having: list[Mark],
     for mark in having:
         chosen = new_items(mark)
         writes.append(Write(mark, chosen, mark.note, outcome(mark, chosen, mark.note)))
-    store.write(conn, item.assignment, item.grade_id, writes, ta, why)
+    store.write(conn, item.assignment, item.grade_id, writes, ta, why, grading=False)
     return Graded([w.mark.student for w in writes if w.changes_gradebook],
                   [w.mark.student for w in writes if w.outcome.kept_score])
 
@@ -216,18 +217,19 @@ def _current(conn: sa.Connection, assignment: str, grade_id: str,
     missing = sorted(set(seen) - set(current))
     if missing:
         raise RubricError(f"no answer to {assignment}/{grade_id} from {', '.join(missing)}")
-    changed = [Changed(s, *_who(current[s], v)) for s, v in seen.items()
+    changed = [changed_since(current[s], v) for s, v in seen.items()
                if current[s].version != v]
     if changed:
         raise Conflict(changed)
     return current
 
 
-def _who(mark: Mark, version: str) -> tuple[str | None, datetime | None]:
-    revision = version.partition("-")[0]
-    if revision != str(mark.revision):
-        return mark.graded_by or "someone", mark.graded_at
-    return None, None
+def changed_since(mark: Mark, version: str) -> Changed:
+    """Who changed ``mark`` since it was at ``version``: through the kit, or formgrader."""
+    if version.partition("-")[0] != str(mark.revision):
+        how = "graded" if mark.changed_at == mark.graded_at else "re-scored"
+        return Changed(mark.student, mark.changed_by or "someone", mark.changed_at, how)
+    return Changed(mark.student, None, None)
 
 
 def _positions(conn: sa.Connection, assignment: str, grade_id: str,

@@ -58,8 +58,10 @@ ANSWERS = sa.Table(
     sa.Column("grade_id", sa.String(128), nullable=False),
     sa.Column("revision", sa.Integer, nullable=False),
     sa.Column("note", sa.Text),
-    sa.Column("graded_by", sa.String(128)),
+    sa.Column("graded_by", sa.String(128)),  # the TA who last graded it
     sa.Column("graded_at", sa.DateTime),
+    sa.Column("changed_by", sa.String(128)),  # the last to change it: a TA, or an item's edit
+    sa.Column("changed_at", sa.DateTime),
     sa.UniqueConstraint("assignment", "notebook", "student", "grade_id",
                         name="attnkit_written_answer_key"),
 )
@@ -133,7 +135,8 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
                   grade.c.auto_score, grade.c.manual_score, grade.c.needs_manual_grade,
                   cells.c.max_score, comment.c.id.label("comment_row"), comment.c.auto_comment,
                   comment.c.manual_comment, ANSWERS.c.id.label("answer_id"), ANSWERS.c.revision,
-                  ANSWERS.c.note, ANSWERS.c.graded_by, ANSWERS.c.graded_at)
+                  ANSWERS.c.note, ANSWERS.c.graded_by, ANSWERS.c.graded_at,
+                  ANSWERS.c.changed_by, ANSWERS.c.changed_at)
         .select_from(
             grade.join(cell, grade.c.cell_id == cell.c.id).join(cells, cells.c.id == cell.c.id)
             .join(snb, grade.c.notebook_id == snb.c.id).join(nb, snb.c.notebook_id == nb.c.id)
@@ -163,7 +166,8 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
             r.student_id, r.notebook, float(r.max_score or 0), r.auto_score, r.manual_score,
             bool(r.needs_manual_grade), r.auto_comment, r.manual_comment,
             tuple(sorted(applied.get(r.answer_id, ()), key=lambda i: i.position)), r.note,
-            r.revision or 0, r.graded_by, r.graded_at, r.grade_row, r.comment_row, r.answer_id)
+            r.revision or 0, r.graded_by, r.graded_at, r.changed_by, r.changed_at, r.grade_row,
+            r.comment_row, r.answer_id)
     return found
 
 
@@ -191,9 +195,10 @@ class Write:
 
 
 def write(conn: sa.Connection, assignment: str, grade_id: str, writes: Sequence[Write],
-          ta: str, why: str) -> None:
+          ta: str, why: str, grading: bool = True) -> None:
     """Store ``writes`` in bulk statements: nbgrader's scores and comments, the kit's rows
-    (a revision more for each), the items applied, and an audit row per changed score."""
+    (a revision more for each), the items applied, and an audit row per changed score.
+    ``grading``: ``ta`` graded these answers (not so when an item's edit re-scored them)."""
     writes = [w for w in writes if w.changes_anything]
     if not writes:
         return
@@ -218,9 +223,12 @@ def write(conn: sa.Connection, assignment: str, grade_id: str, writes: Sequence[
             {"assignment": assignment, "notebook": w.mark.notebook, "student": w.mark.student,
              "grade_id": grade_id, "revision": 0} for w in new])
     ids = _answer_ids(conn, assignment, grade_id, [w.mark.student for w in writes])
+    who = {"changed_by": ta, "changed_at": stamp}
+    if grading:
+        who |= {"graded_by": ta, "graded_at": stamp}
     conn.execute(sa.update(ANSWERS).where(ANSWERS.c.id == sa.bindparam("answer")).values(
-        revision=ANSWERS.c.revision + 1, note=sa.bindparam("note_"), graded_by=ta,
-        graded_at=stamp), [{"answer": ids[w.mark.student], "note_": w.note} for w in writes])
+        revision=ANSWERS.c.revision + 1, note=sa.bindparam("note_"), **who),
+        [{"answer": ids[w.mark.student], "note_": w.note} for w in writes])
     moved = [w for w in writes if {i.id for i in w.items} != {i.id for i in w.mark.items}]
     if moved:
         conn.execute(sa.delete(APPLIED).where(

@@ -23,13 +23,22 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from nbgrader.coursedir import CourseDirectory
+
 from attnkit.course import coursedir
 from attnkit.course import db_url as course_db_url
 from attnkit.gradedata import fmt_score
 from attnkit.written import store
-from attnkit.written.answers import Answer, Question, answer_text, answers, questions
-from attnkit.written.model import Mark, rubric_score, same
-from attnkit.written.rubric import RubricError, plan
+from attnkit.written.answers import (
+    Answer,
+    Question,
+    UnknownAssignment,
+    answer_text,
+    answers,
+    questions,
+)
+from attnkit.written.model import Item, Mark, rubric_score, same
+from attnkit.written.rubric import RubricError, changed_since, plan
 from attnkit.written.store import ANSWERS, Write
 
 FIELDS = ["assignment", "student_id", "grade_id", "group", "answer", "score", "max_score",
@@ -163,13 +172,13 @@ def _written_cells(root: Path, assignments: set[str]) -> dict[str, set[str]]:
     for assignment in assignments:
         try:
             found[assignment] = {q.grade_id for q in questions(root, assignment)}
-        except SystemExit:
+        except UnknownAssignment:
             continue
     return found
 
 
-def _check(row: dict[str, str], marks: dict[str, Mark], items: dict, seen: set[str],
-           cd: object) -> Write | None:
+def _check(row: dict[str, str], marks: dict[str, Mark], items: dict[int, Item],
+           seen: set[str], cd: CourseDirectory) -> Write | None:
     """The row's write, None if it changes nothing; ``RubricError`` says what is wrong."""
     student, grade_id = row["student_id"], row["grade_id"]
     if student not in marks:
@@ -202,10 +211,7 @@ def _check(row: dict[str, str], marks: dict[str, Mark], items: dict, seen: set[s
     if not changes:
         return None
     if row["version"] != mark.version:
-        who = (f"by {mark.graded_by} at {mark.graded_at:%Y-%m-%d %H:%M:%S} UTC"
-               if mark.graded_by and row["version"].partition("-")[0] != str(mark.revision)
-               else "in formgrader")
-        raise RubricError(f"{student} {grade_id} was graded {who} since the export "
+        raise RubricError(f"{changed_since(mark, row['version'])} since the export "
                           "(export again)")
     return write
 
@@ -257,7 +263,11 @@ def add_export_arguments(kinds: argparse._SubParsersAction) -> None:
 def export_main(args: argparse.Namespace) -> int:
     root = Path(args.root)
     out = args.out or root / "exports" / f"{args.assignment}_answers.csv"
-    print(f"wrote {write_export(root, args.assignment, out)}")
+    try:
+        print(f"wrote {write_export(root, args.assignment, out)}")
+    except UnknownAssignment as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
