@@ -20,10 +20,13 @@ from helpers.written import (
     scratch_gradebook,
     set_by_hand,
 )
+from helpers.xss import MARKDOWN_ATTACKS
 from nbgrader.api import Gradebook
 
+from attnkit.gradedata import AssignmentData, Cell
 from attnkit.pipeline import audit
 from attnkit.written import claims, rubric, store
+from attnkit.written import report as written_report
 from attnkit.written.model import Item, Mark, compose, rubric_score
 
 pytest_plugins = ["helpers.postgres"]  # the real PostgreSQL server: fixture postgres
@@ -228,3 +231,25 @@ def test_an_older_audit_table_gains_the_new_columns(tmp_path: Path) -> None:
     audit.with_table(engine)
     assert set(audit.ADDED) <= {c["name"] for c in sa.inspect(engine).get_columns(
         audit.TABLE.name)}
+
+
+def test_the_report_counts_each_item_given_in_words(db: tuple[str, str]) -> None:
+    """The report's section and summary lines; item texts (typed by TAs) are escaped."""
+    url, a = db
+    said_no, why, wrong = _rubric(url, a)
+    hostile = rubric.add_item(url, a, Q, MARKDOWN_ATTACKS["script"], 0, "ann")
+    marks = _marks(url, a)
+    rubric.apply(url, a, Q, {s: marks[s].version for s in ("s0000", "s0001", "s0002")}, "ann",
+                 add=[said_no.position])
+    rubric.apply(url, a, Q, {"s0003": marks["s0003"].version}, "bob",
+                 add=[wrong.position, hostile.position])
+    data = AssignmentData(a, "course", "db", [Cell(a, Q, "manual", POINTS, Q)], POINTS, {},
+                          [], [], db_url=url)
+    (line,) = written_report.summary_lines(data)
+    assert line == (f"Rubric items, {Q}: 4 of 12 graded; {said_no.text} (3); "
+                    f"{wrong.text} (1); {hostile.text} (1)")
+    ((ident, title, html),) = written_report.sections(data, None)
+    assert (ident, title) == ("rubrics", "Rubric items")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "ann 3, bob 1" in html and ">75%<" in html and ">0%<" in html
+    assert why.text in html

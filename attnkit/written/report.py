@@ -31,10 +31,10 @@ class Usage:
 
 
 def usage(data: AssignmentData) -> list[Usage]:
-    """Per written question of the report's assignment (none without a gradebook URL)."""
-    found = []
-    if not data.db_url:
-        return found
+    """Per written question of the report's assignment; none where no rubric was made."""
+    found: list[Usage] = []
+    if not data.db_url or not store.in_use(data.db_url):
+        return found  # no rubric in this gradebook
     written = [c for c in data.cells if c.kind == "manual"]
     with store.engine(data.db_url).connect() as conn:
         for cell in written:

@@ -96,6 +96,16 @@ def engine(db_url: str) -> sa.Engine:
     return bind
 
 
+def in_use(db_url: str) -> bool:
+    """Whether the kit's tables are in the database, asked without creating them (a report
+    only reads the gradebook)."""
+    probe = sa.create_engine(db_url)
+    try:
+        return sa.inspect(probe).has_table(ITEMS.name)
+    finally:
+        probe.dispose()
+
+
 def lock(conn: sa.Connection, table: sa.Table) -> None:
     """Serialise the kit's writers for the rest of the transaction, so that what a write
     checks is still true when it writes: PostgreSQL locks ``table`` against other writers
