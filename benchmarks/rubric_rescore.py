@@ -9,7 +9,9 @@ gradebook, then times, in the same run:
 * baseline: the same new scores and comments written one answer at a time, as formgrader's
             score and comment boxes do: find the grade and the comment, set them, commit.
 
-It prints both, the ratio, and checks that both leave every answer at the new score.
+It prints both, the ratio, and checks that both leave every answer at the new score. Then, on
+a copy with every answer ungraded, the p50 and p95 of "next ungraded" for two TAs taking
+turns (each grades what they got before asking again).
 
     .venv/bin/python benchmarks/rubric_rescore.py -n 1000
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -31,16 +34,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from helpers.written import ASSIGNMENT, QUESTION, scratch_gradebook  # noqa: E402
 
 from attnkit.pipeline import audit  # noqa: E402
-from attnkit.written import rubric, store  # noqa: E402
+from attnkit.written import claims, rubric, store  # noqa: E402
 from attnkit.written.model import compose  # noqa: E402
 
 
 def build(folder: Path, count: int) -> tuple[list[str], int]:
-    """The gradebook, every answer graded with items 1 and 2; returns students, item 2's id."""
-    url = f"sqlite:///{folder / 'gradebook.db'}"
+    """The gradebook, every answer graded with items 1 and 2; returns students, item 2's id.
+    A copy before the grading is left in ``folder/ungraded``."""
+    url = f"sqlite:///{folder / 'kit' / 'gradebook.db'}"
     students = scratch_gradebook(url, count)
     rubric.add_item(url, ASSIGNMENT, QUESTION, "says no", 1, "bench")
     second = rubric.add_item(url, ASSIGNMENT, QUESTION, "says why", 1, "bench")
+    shutil.copytree(folder / "kit", folder / "ungraded")
     with store.engine(url).connect() as conn:
         seen = {s: m.version for s, m in store.marks(conn, ASSIGNMENT, QUESTION).items()}
     rubric.apply(url, ASSIGNMENT, QUESTION, seen, "bench", add=[1, 2])
@@ -69,6 +74,22 @@ def baseline(url: str, students: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def next_ungraded(url: str, students: list[str], calls: int = 100) -> list[float]:
+    """Seconds per "next ungraded" of two TAs taking turns, each claiming a new answer."""
+    took = []
+    for turn in range(calls):
+        start = time.perf_counter()
+        claims.next_ungraded(url, ASSIGNMENT, QUESTION, students, ("ann", "bob")[turn % 2])
+        took.append(time.perf_counter() - start)
+        if turn % 2:  # each TA grades what they got, so the next call moves on
+            for claim in claims.claims(url, ASSIGNMENT, QUESTION):
+                with store.engine(url).connect() as conn:
+                    mark = store.marks(conn, ASSIGNMENT, QUESTION, [claim.key])[claim.key]
+                rubric.apply(url, ASSIGNMENT, QUESTION, {claim.key: mark.version}, claim.ta,
+                             add=[1])
+    return sorted(took)
+
+
 def scores(url: str) -> set[float | None]:
     with store.engine(url).connect() as conn:
         return {m.manual_score for m in store.marks(conn, ASSIGNMENT, QUESTION).values()}
@@ -88,7 +109,7 @@ def main() -> int:
     try:
         print(f"building {args.students} graded answers ...", flush=True)
         (folder / "kit").mkdir()
-        students, item = build(folder / "kit", args.students)
+        students, item = build(folder, args.students)
         shutil.copytree(folder / "kit", folder / "baseline")
         kit_url = f"sqlite:///{folder / 'kit' / 'gradebook.db'}"
         base_url = f"sqlite:///{folder / 'baseline' / 'gradebook.db'}"
@@ -101,6 +122,9 @@ def main() -> int:
         print(f"baseline: one at a time      {theirs:.3f} s")
         print(f"ratio                        {theirs / ours:.1f}x")
         print(f"every score 1.5 after both   {'yes' if ok else 'NO'}")
+        took = next_ungraded(f"sqlite:///{folder / 'ungraded' / 'gradebook.db'}", students)
+        print(f"next ungraded, two TAs       p50 {1000 * statistics.median(took):.0f} ms  "
+              f"p95 {1000 * took[int(0.95 * len(took))]:.0f} ms  ({len(took)} calls)")
         return 0 if ok and rows == len(students) else 1
     finally:
         shutil.rmtree(folder, ignore_errors=True)

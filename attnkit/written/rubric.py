@@ -131,7 +131,7 @@ def _item(conn: sa.Connection, item_id: int) -> Item:
     row = conn.execute(sa.select(ITEMS).where(ITEMS.c.id == item_id)).first()
     if row is None:
         raise RubricError(f"no rubric item {item_id}")
-    return store._item(row)
+    return store.to_item(row)
 
 
 def _having(conn: sa.Connection, item: Item) -> list[Mark]:

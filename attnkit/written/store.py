@@ -113,8 +113,8 @@ def lock(conn: sa.Connection, table: sa.Table) -> None:
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql(f"LOCK TABLE {table.name} IN EXCLUSIVE MODE")
     else:
-        conn.execute(sa.update(table).where(sa.false()).values(
-            {table.c[table.columns.keys()[0]]: table.c[table.columns.keys()[0]]}))
+        first = next(iter(table.columns))
+        conn.execute(sa.update(table).where(sa.false()).values({first: first}))
 
 
 # ------------------------------------------------------------------ reading
@@ -125,10 +125,10 @@ def items(conn: sa.Connection, assignment: str, grade_id: str) -> list[Item]:
     rows = conn.execute(sa.select(ITEMS).where(
         ITEMS.c.assignment == assignment, ITEMS.c.grade_id == grade_id)
         .order_by(ITEMS.c.position))
-    return [_item(r) for r in rows]
+    return [to_item(r) for r in rows]
 
 
-def _item(row: sa.Row) -> Item:
+def to_item(row: sa.Row) -> Item:
     return Item(row.id, row.assignment, row.grade_id, row.position, row.text, row.points,
                 row.comment)
 
