@@ -279,7 +279,7 @@ def add_import_arguments(parser: argparse.ArgumentParser) -> None:
         description="Check every row (student, question, score, rubric items, the answer "
                     "unchanged since the export, no one grading it since) and write nothing "
                     "unless all are right; then say what changed.")
-    kind.add_argument("file", type=Path)
+    kind.add_argument("file", type=Path, help="the CSV `attnkit export answers` wrote")
     kind.add_argument("--ta", default=None, help="who is grading (default: your user name)")
     kind.set_defaults(func=import_main)
 
