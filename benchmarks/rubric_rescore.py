@@ -1,7 +1,7 @@
 """One rubric item changed on a whole class's answers, against one answer at a time.
 
 Builds N students' answers to ps1's written question in a scratch SQLite gradebook (nbgrader's
-own tables, ``tests/helpers/written.py``), gives every answer rubric items 1 and 2, copies the
+own tables, ``tests/helpers/written_store.py``), gives every answer rubric items 1 and 2, copies the
 gradebook, then times, in the same run:
 
 * kit:      ``rubric.change_item`` (item 2's points from 1 to 0.5): one transaction, bulk
@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from nbgrader.api import Gradebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from helpers.written import ASSIGNMENT, QUESTION, scratch_gradebook  # noqa: E402
+from helpers.written_store import ASSIGNMENT, QUESTION, scratch_gradebook  # noqa: E402
 
 from attnkit.pipeline import audit  # noqa: E402
 from attnkit.written import claims, rubric, store  # noqa: E402

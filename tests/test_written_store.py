@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from helpers.written import (
+from helpers.written_store import (
     POINTS,
     QUESTION,
     gradebook_state,

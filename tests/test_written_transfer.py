@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers.course import run
 from helpers.graded import ASSIGNMENT, GRADED, NOTEBOOK, copy_graded
-from helpers.written import dump
+from helpers.written_store import dump
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course

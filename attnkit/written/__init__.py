@@ -1,2 +1,1 @@
-"""Written answers graded by question: the answers, rubric items, claims between TAs, the
-CSV round trip and the report's section (``docs/written.md``)."""
+"""Written answers graded by question: answer groups, rubric items, the CSV round trip."""
