@@ -16,6 +16,8 @@ from helpers.written_store import dump
 from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
+from attnkit.report import cli as report_cli
+from attnkit.report.data import collect
 from attnkit.written import answers, rubric, transfer
 
 pytestmark = pytest.mark.slow
@@ -163,9 +165,9 @@ def test_export_then_import_round_trip(course: Path, tmp_path: Path) -> None:
     page = (course / "feedback" / "aisha" / ASSIGNMENT /
             NOTEBOOK.replace(".ipynb", ".html")).read_text()
     assert "Not equivariant." in page and "the encoding stays with the positions" in page
-    report = run(["attnkit", "report", ASSIGNMENT], course).stdout
-    assert f"Rubric items, {Q}: 3 of" in report and "says no (2)" in report, report
-    html = (course / "reports" / ASSIGNMENT / "index.html").read_text()
+    summary = report_cli.summary_text(collect(course, ASSIGNMENT))
+    assert f"Rubric items, {Q}: 3 of" in summary and "says no (2)" in summary, summary
+    html = report_cli.build(course, ASSIGNMENT).read_text()
     assert 'id="rubrics"' in html and "1 scored by hand outside the rubric" in html
 
     # a row for an answer someone graded since the export is refused

@@ -114,8 +114,7 @@ def next_ungraded(db_url: str, assignment: str, grade_id: str, keys: Sequence[st
     with store.engine(db_url).begin() as conn:
         store.lock(conn, CLAIMS)
         stamp = store.now()
-        waiting = {s for s, m in store.marks(conn, assignment, grade_id).items()
-                   if m.needs_manual_grade}
+        waiting = store.waiting(conn, assignment, grade_id)
         held = {r.group_key for r in conn.execute(sa.select(CLAIMS.c.group_key).where(
             CLAIMS.c.assignment == assignment, CLAIMS.c.grade_id == grade_id,
             CLAIMS.c.ta != ta, CLAIMS.c.expires_at > stamp))}

@@ -181,6 +181,22 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
     return found
 
 
+def waiting(conn: sa.Connection, assignment: str, grade_id: str) -> set[str]:
+    """The students whose answer to the question awaits a TA: ``marks`` cut to one column,
+    for "next ungraded", which asks on every step."""
+    grade, cell = Grade.__table__, BaseCell.__table__
+    snb, sub, asg = (SubmittedNotebook.__table__, SubmittedAssignment.__table__,
+                     Assignment.__table__)
+    return set(conn.execute(
+        sa.select(sub.c.student_id)
+        .select_from(grade.join(cell, grade.c.cell_id == cell.c.id)
+                     .join(snb, grade.c.notebook_id == snb.c.id)
+                     .join(sub, snb.c.assignment_id == sub.c.id)
+                     .join(asg, sub.c.assignment_id == asg.c.id))
+        .where(asg.c.name == assignment, cell.c.name == grade_id, cell.c.type == "GradeCell",
+               grade.c.needs_manual_grade.is_(True))).scalars())
+
+
 # ------------------------------------------------------------------ writing
 
 
