@@ -134,11 +134,11 @@ def parts(text: str) -> dict[str, str]:
     marks = list(_PART.finditer(text))
     found: dict[str, str] = {}
     if not marks or text[: marks[0].start()].strip():
-        found[""] = text[: marks[0].start()] if marks else text
+        found[""] = (text[: marks[0].start()] if marks else text).strip()
     for mark, after in zip(marks, [*marks[1:], None], strict=False):
         letter = next(g for g in mark.groups() if g).lower()
         end = after.start() if after else len(text)
-        found[letter] = found.get(letter, "") + " " + text[mark.end():end]
+        found[letter] = f"{found.get(letter, '')} {text[mark.end():end].strip()}".strip()
     return found
 
 
