@@ -12,8 +12,8 @@ only when all of these hold, so that it cannot be bought:
 * the caller's output is the replay's, in the plain run and in the nudged one (it really
   uses what its helpers return, not an answer of its own);
 * the helper gave the same result for the same arguments in both runs (no state);
-* no helper result it relies on is degenerate: not finite, constant, the same whatever the
-  arguments, or the caller's own output.
+* no helper result it relies on is degenerate: constant (zeros, a fixed number, nothing
+  finite), the same whatever the arguments, or the caller's own output.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from attnkit.judge.verdicts import Verdict, decode, same
 from attnkit.kernel.cases import Args
 
 MISCONCEPTION = "follow-through"
+UNNAMED = {None, "values differ", "error", MISCONCEPTION}  # nothing to name in the feedback
 
 
 @dataclass(frozen=True)
@@ -79,12 +80,14 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
     """The reference caller on the recorded results, and the calls it relied on."""
     used: list[Call] = []
 
-    def call(name: str, *given: Any) -> Any:
+    def call(name: str, *given: Any, otherwise: Any = None) -> Any:
         for c in calls:
             if (c.helper == name and len(c.args) == len(given)
                     and all(_alike(g, w, close) for g, w in zip(c.args, given, strict=True))):
                 used.append(c)
                 return c.value
+        if otherwise is not None and all(c.helper != name for c in calls):
+            return otherwise()  # a step the caller did itself, not through the helper
         raise Refused(f"`{name}` was not called with the arguments a correct caller passes")
 
     with np.errstate(all="ignore"):
@@ -97,11 +100,14 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
 
 
 def _constant(value: Any) -> bool:
-    """Not finite, or every entry the same (zeros, ones, a fixed number)."""
+    """Every finite entry the same (zeros, ones, a fixed number), or fewer than two finite
+    entries: nothing a caller could be seen to use. Some inf or nan among varied finite
+    entries (an overflowing softmax) still counts: the caller must then match them."""
     items = value if isinstance(value, (list, tuple)) else [value]
     for item in items:
         array = np.asarray(item, dtype=float)
-        if not np.all(np.isfinite(array)) or array.size < 2 or np.ptp(array) == 0:
+        finite = array[np.isfinite(array)]
+        if finite.size < 2 or np.ptp(finite) == 0:
             return True
     return False
 
@@ -110,7 +116,7 @@ def degenerate(used: list[Call], output: Any, close: Any) -> str | None:
     """Why the helper results a caller relied on cannot carry a mistake forward, or None."""
     for c in used:
         if _constant(c.own):
-            return f"`{c.helper}` returned a constant or non-finite result"
+            return f"`{c.helper}` returned a constant (or no finite) result"
         if _alike(c.own, output, close):
             return f"`{c.helper}` returned the caller's own output"
     return None
@@ -229,7 +235,7 @@ def message(names: list[str], charged: Mapping[str, Charged], cases: int,
     """The feedback: right given which helpers, and where their mistakes are charged."""
     yours = " and ".join(f"`{n}`" for n in names)
     at = sorted({cell for n in names for cell in charged[n].at})
-    what = sorted({m for n in names if (m := charged[n].misconception)})
+    what = sorted({m for n in names if (m := charged[n].misconception) not in UNNAMED})
     mistake = f"its mistake ({'; '.join(what)})" if what else "its mistake"
     if len(names) > 1:
         mistake = "their mistakes" + (f" ({'; '.join(what)})" if what else "")

@@ -4,7 +4,9 @@ student's helpers substituted: what a cell should return given the student's own
 A ``replay(args, call)`` is the reference caller written against ``call(name, *arguments)``,
 which hands back what the student's helper ``name`` returned when the student's caller
 passed it exactly those arguments (``attnkit.judge.carry`` finds the recorded call, or
-refuses). The kernel's list of helpers per caller is ``attnkit.kernel.carry.HELPERS``.
+refuses). ``otherwise=`` gives the reference for a step a caller may do itself instead of
+calling a helper (the context vector of ``single_query_attention``). The kernel's list of
+helpers per caller is ``attnkit.kernel.carry.HELPERS``.
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ def _single_query(a: Args, call: Call) -> tuple:
     scores = call("get_scores", K, q)  # the student's (T,)
     scaled = call("scale_scores", scores, K.shape[1])
     w = _weights(call("get_attention_weights", scaled))  # (T,)
-    return w, w @ V
+    context = call("get_context_vector", w, V, otherwise=lambda: w @ V)  # (d_v,)
+    return w, np.asarray(context, dtype=float)
 
 
 def _masked(a: Args, call: Call) -> tuple:
@@ -120,7 +123,8 @@ CHAINS: dict[str, Chain] = {c.check: c for c in (
     Chain("ps3_forward", {"softmax": "ps3_softmax"}, _forward),
     Chain("ps4_single_query", {"get_scores": "ps4_get_scores", "scale_scores":
                                "ps4_scale_scores", "get_attention_weights":
-                               "ps4_attention_weights"}, _single_query),
+                               "ps4_attention_weights", "get_context_vector":
+                               "ps4_context_vector"}, _single_query),
     Chain("ps5_masked_attention", {"causal_mask": "ps5_causal_mask",
                                    "masked_softmax_cols": "ps5_masked_softmax"}, _masked),
     Chain("ps5_equivariance", {"masked_self_attention": "ps5_masked_attention",

@@ -28,7 +28,8 @@ HELPERS: dict[str, tuple[str, ...]] = {
     "ps2_multihead_scaled": ("single_head_attention",),
     "ps2_multihead_general": ("single_head_attention",),
     "ps3_forward": ("softmax",),
-    "ps4_single_query": ("get_scores", "scale_scores", "get_attention_weights"),
+    "ps4_single_query": ("get_scores", "scale_scores", "get_attention_weights",
+                         "get_context_vector"),
     "ps5_masked_attention": ("causal_mask", "masked_softmax_cols"),
     "ps5_equivariance": ("masked_self_attention", "positional_encoding"),
 }
