@@ -122,12 +122,22 @@ def degenerate(used: list[Call], output: Any, close: Any) -> str | None:
     return None
 
 
+def _shape(value: Any) -> tuple:
+    if isinstance(value, (list, tuple)):
+        return tuple(_shape(v) for v in value)
+    return np.shape(value)
+
+
 def ignores_input(used: list[Call], close: Any) -> str | None:
-    """A helper that gave one result for every argument it was given, over all cases."""
-    for name in {c.helper for c in used}:
-        mine = [c for c in used if c.helper == name]
-        inputs_differ = any(not _alike(a.args, mine[0].args, close) for a in mine[1:])
-        if inputs_differ and all(_alike(c.own, mine[0].own, close) for c in mine[1:]):
+    """A helper that gave one result for all the different arguments of one shape of result,
+    over all cases: a fixed answer cut to size, not a function of its input."""
+    groups: dict[tuple, list[Call]] = {}
+    for c in used:
+        groups.setdefault((c.helper, _shape(c.own)), []).append(c)
+    for (name, _), calls in groups.items():
+        first, rest = calls[0], calls[1:]
+        if (any(not _alike(c.args, first.args, close) for c in rest)
+                and all(_alike(c.own, first.own, close) for c in rest)):
             return f"`{name}` returns the same result whatever it is given"
     return None
 
