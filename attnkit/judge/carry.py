@@ -13,7 +13,8 @@ only when all of these hold, so that it cannot be bought:
   uses what its helpers return, not an answer of its own);
 * the helper gave the same result for the same arguments in both runs (no state);
 * no helper result it relies on is degenerate: constant (zeros, a fixed number, nothing
-  finite), the same whatever the arguments, or the caller's own output.
+  finite; large-logit cases, where a helper may overflow, excepted), the same whatever the
+  arguments, or the caller's own output.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 
 from attnkit.judge.chains import CHAINS, Chain
 from attnkit.judge.verdicts import Verdict, decode, same
-from attnkit.kernel.cases import Args
+from attnkit.kernel.cases import Args, Case
 
 MISCONCEPTION = "follow-through"
 UNNAMED = {None, "values differ", "error", MISCONCEPTION}  # nothing to name in the feedback
@@ -102,7 +103,7 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
 def _constant(value: Any) -> bool:
     """Every finite entry the same (zeros, ones, a fixed number), or fewer than two finite
     entries: nothing a caller could be seen to use. Some inf or nan among varied finite
-    entries (an overflowing softmax) still counts: the caller must then match them."""
+    entries still counts: the caller must then match them."""
     items = value if isinstance(value, (list, tuple)) else [value]
     for item in items:
         array = np.asarray(item, dtype=float)
@@ -112,10 +113,17 @@ def _constant(value: Any) -> bool:
     return False
 
 
-def degenerate(used: list[Call], output: Any, close: Any) -> str | None:
-    """Why the helper results a caller relied on cannot carry a mistake forward, or None."""
+def _some_finite(value: Any) -> bool:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return any(np.isfinite(np.asarray(item, dtype=float)).any() for item in items)
+
+
+def degenerate(used: list[Call], output: Any, close: Any, overflow: bool = False) -> str | None:
+    """Why the helper results a caller relied on cannot carry a mistake forward, or None.
+    On a large-logit case (``overflow``) an overflowing helper's result may be all inf, nan
+    and zeros: only the other cases must show a result that varies."""
     for c in used:
-        if _constant(c.own):
+        if not overflow and _constant(c.own):
             return f"`{c.helper}` returned a constant (or no finite) result"
         if _alike(c.own, output, close):
             return f"`{c.helper}` returned the caller's own output"
@@ -149,7 +157,7 @@ def _stateless(plain: list[Call], nudged: list[Call], close: Any) -> bool:
                and _alike(n.args, p.args, close))
 
 
-def check_case(chain: Chain, args: Args, record: dict, close: Any) -> list[Call]:
+def check_case(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]:
     """The helper calls one case relied on, if the caller is right given them (else Refused)."""
     if "error" in record or not isinstance(record.get("nudged"), dict):
         raise Refused("the caller raised an error")
@@ -158,13 +166,14 @@ def check_case(chain: Chain, args: Args, record: dict, close: Any) -> list[Call]
         raise Refused("the caller failed when its helpers' results changed")
     got, again = decode(record.get("value")), decode(nudge.get("value"))
     plain, moved = _calls(record.get("calls")), _calls(nudge.get("calls"))
-    want, used = replayed(chain, args, plain, close)
+    want, used = replayed(chain, case.args, plain, close)
     if not close(got, want):
         raise Refused("the output differs from the reference given the helpers' results")
-    if reason := degenerate(used, got, close):
+    if reason := degenerate(used, got, close, case.large):
         raise Refused(reason)
-    want_again, used_again = replayed(chain, args, moved, close)
-    if not any(not _alike(c.value, c.own, close) for c in used_again):
+    want_again, used_again = replayed(chain, case.args, moved, close)
+    if (any(_some_finite(c.own) for c in used_again)
+            and not any(not _alike(c.value, c.own, close) for c in used_again)):
         raise Refused("the helpers' results were not nudged")
     if not close(again, want_again):
         raise Refused("the output does not follow its helpers' results")
@@ -228,7 +237,7 @@ def _carried(check_id: str, seed: int, records: list, points: float,
     if len(records) != len(cases):
         raise Refused("not every case ran")
     used = [c for case, record in zip(cases, records, strict=True)
-            for c in check_case(chain, case.args, record, close)]
+            for c in check_case(chain, case, record, close)]
     if reason := ignores_input(used, close):
         raise Refused(reason)
     relied = {c.helper for c in used}
