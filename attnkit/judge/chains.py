@@ -5,8 +5,9 @@ A ``replay(args, call)`` is the reference caller written against ``call(name, *a
 which hands back what the student's helper ``name`` returned when the student's caller
 passed it exactly those arguments (``attnkit.judge.carry`` finds the recorded call, or
 refuses). ``otherwise=`` gives the reference for a step a caller may do itself instead of
-calling a helper (the context vector of ``single_query_attention``). The kernel's list of
-helpers per caller is ``attnkit.kernel.carry.HELPERS``.
+calling a helper (``K @ q`` in place of ``get_scores``, ``np.triu`` in place of
+``causal_mask``): a caller earns follow-through through the helpers it does call. The
+kernel's list of helpers per caller is ``attnkit.kernel.carry.HELPERS``.
 """
 
 from __future__ import annotations
@@ -79,9 +80,11 @@ def _forward(a: Args, call: Call) -> np.ndarray:
 def _single_query(a: Args, call: Call) -> tuple:
     q = a["query_token"] @ a["W_Q"]  # (d_k,)
     K, V = a["tokens"] @ a["W_K"], a["tokens"] @ a["W_V"]  # (T, d_k), (T, d_v)
-    scores = call("get_scores", K, q)  # the student's (T,)
-    scaled = call("scale_scores", scores, K.shape[1])
-    w = _weights(call("get_attention_weights", scaled))  # (T,)
+    scores = call("get_scores", K, q, otherwise=lambda: K @ q)  # (T,)
+    scaled = call("scale_scores", scores, K.shape[1],
+                  otherwise=lambda: ref.scale_scores(_weights(scores), K.shape[1]))
+    w = _weights(call("get_attention_weights", scaled,
+                      otherwise=lambda: ref.softmax(_weights(scaled))))  # (T,)
     context = call("get_context_vector", w, V, otherwise=lambda: w @ V)  # (d_v,)
     return w, np.asarray(context, dtype=float)
 
@@ -90,8 +93,10 @@ def _masked(a: Args, call: Call) -> tuple:
     Q, K, V = ref.qkv(a["X"], a["omega_q"], a["omega_k"], a["omega_v"],
                       a["beta_q"], a["beta_k"], a["beta_v"])
     S = K.T @ Q / np.sqrt(Q.shape[0])  # (N, N)
-    mask = call("causal_mask", a["X"].shape[1])  # the student's (N, N)
-    A = _weights(call("masked_softmax_cols", S, mask))
+    N = a["X"].shape[1]
+    mask = call("causal_mask", N, otherwise=lambda: ref.causal_mask(N))  # (N, N)
+    A = _weights(call("masked_softmax_cols", S, mask,
+                      otherwise=lambda: ref.masked_softmax_cols(S, np.asarray(mask, bool))))
     return V @ A, A
 
 
@@ -103,10 +108,12 @@ def _gaps(a: Args, call: Call) -> np.ndarray:
         return ref.self_attention(Z, *params, scaled=True)[0]  # the notebook's given function
 
     def causal(Z: np.ndarray) -> np.ndarray:
-        out = call("masked_self_attention", Z, *params)
+        out = call("masked_self_attention", Z, *params,
+                   otherwise=lambda: ref.masked_self_attention(Z, *params))
         return np.asarray(out[0] if isinstance(out, (list, tuple)) else out, dtype=float)
 
-    Pi = np.asarray(call("positional_encoding", *X.shape), dtype=float)  # (D, N)
+    Pi = np.asarray(call("positional_encoding", *X.shape,
+                         otherwise=lambda: ref.positional_encoding(*X.shape)), dtype=float)
     maps = (plain, causal, lambda Z: plain(Z + Pi))
     return np.array([np.abs(f(X[:, perm]) - f(X)[:, perm]).max() for f in maps])  # (3,)
 
