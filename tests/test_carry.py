@@ -7,11 +7,14 @@ refuse (every way to buy it), and the course's setting. The same attacks through
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from traitlets.config import Config
 
+from attnkit.dev.charged import grade_all, kernel, targets
 from attnkit.judge.carry import Charged, carry
 from attnkit.judge.verdicts import Verdict, judge
 from attnkit.kernel.probe import records
@@ -173,3 +176,32 @@ def test_forged_records_earn_nothing(forgery: str) -> None:
     forged = _forged(recs, change)
     verdict, _ = carry(TWO, SEED, forged, judge(TWO, SEED, forged, 3.0), charged)
     assert verdict.score == 0.0, verdict.message
+
+
+# ------------------------------------------------------------------ the first blind class
+
+BLIND = Path(__file__).resolve().parent / "data" / "blind" / "class1"
+# bugs its writers said reach other cells, charged more than once before follow-through
+CHARGED_ONCE_NOW = {("blind1_s6", "ps2_multihead_scaled"), ("blind1_s7", "ps5_masked_attention"),
+                    ("blind1_s7", "ps5_equivariance"), ("blind1_s8", "ps1_self_attention"),
+                    ("blind1_s8", "ps1_scaled_attention")}
+
+
+def test_the_blind_class_is_carried_only_where_its_writers_said() -> None:
+    """Follow-through in class 1 (hand-ins run in-process): every carried cell is one whose
+    function a labelled bug's ``also_affects`` names, and the known ones are all carried."""
+    labels = json.loads((BLIND / "labels.json").read_text())
+    affected = {(b["student"], b["ps"], f) for b in labels for f in b.get("also_affects", [])}
+    carried = set()
+    for notebook in sorted(BLIND.glob("blind1_s*/*/*.ipynb")):
+        student, assignment = notebook.parts[-3], notebook.parent.name
+        functions = targets(assignment)
+        verdicts = grade_all(assignment, kernel(assignment, notebook=notebook), SEED)
+        for cell, verdict in verdicts.items():
+            if verdict.misconception == "follow-through":
+                carried.add((student, cell))
+                assert any((student, assignment, f.split(".")[0]) in affected
+                           for f in functions[cell].split(", ")) or any(
+                    (student, assignment, f) in affected and f.startswith(functions[cell])
+                    for _, _, f in affected), (student, cell, verdict.message)
+    assert CHARGED_ONCE_NOW <= carried, carried

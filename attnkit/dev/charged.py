@@ -184,8 +184,8 @@ def positional_encoding(D, N):
 CASES = {"wrong caller": (False, True), "wrong helper": (True, False), "both wrong": (True, True)}
 
 
-def _cells(assignment: str) -> list[dict]:
-    path = SOURCE / assignment / f"{assignment}.ipynb"
+def _cells(assignment: str, notebook: Path | None = None) -> list[dict]:
+    path = notebook or SOURCE / assignment / f"{assignment}.ipynb"
     return [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
 
 
@@ -194,20 +194,22 @@ def _is_test(cell: dict) -> bool:
     return bool(meta.get("grade")) and not meta.get("solution")
 
 
-def kernel(assignment: str, *overrides: str) -> dict[str, Any]:
-    """The master notebook's code run as one namespace, then ``overrides`` (student code)."""
+def kernel(assignment: str, *overrides: str, notebook: Path | None = None) -> dict[str, Any]:
+    """The master notebook's code (or a hand-in's, ``notebook``) run as one namespace, then
+    ``overrides`` (student code). A cell that raises is left half run, as in a kernel."""
     import matplotlib
 
     matplotlib.use("Agg")
     space: dict[str, Any] = {"__name__": "__main__"}
-    code = ["".join(c["source"]) for c in _cells(assignment) if not _is_test(c)]
+    code = ["".join(c["source"]) for c in _cells(assignment, notebook) if not _is_test(c)]
     with warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
         for source in [*code, *overrides]:
             source = "\n".join(line for line in source.splitlines()
                                if not line.lstrip().startswith(("%", "!")))
-            exec(compile(source, f"<{assignment}>", "exec"), space)  # noqa: S102 - master code
+            with contextlib.suppress(Exception):
+                exec(compile(source, f"<{assignment}>", "exec"), space)  # noqa: S102
     return space
 
 
@@ -222,7 +224,10 @@ def grade_all(assignment: str, space: dict[str, Any], seed: int) -> dict[str, Ve
     charged: dict[str, Charged] = {}
     out = {}
     for grade_id, names in targets(assignment).items():
-        found = eval(f"({names},)", space)  # noqa: S307 - the master notebook's own names
+        try:
+            found = eval(f"({names},)", space)  # noqa: S307 - the hidden cell's own names
+        except NameError:
+            found = ()  # never defined: the probe records the error
         recs = records(grade_id, found, seed)
         out[grade_id], charged[grade_id] = carry(grade_id, seed, recs,
                                                  judge(grade_id, seed, recs, 1.0), charged)
