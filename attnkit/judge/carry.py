@@ -44,7 +44,7 @@ class Charged:
 
 
 class Refused(Exception):
-    """Why a cell earns no follow-through (kept for the kill matrix's details)."""
+    """Why a cell earns no follow-through: the reason of the guard that refused it."""
 
 
 @dataclass
@@ -194,9 +194,10 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     if carried is None:
         return verdict, Charged((check_id,), verdict.misconception)
     final, relied = carried
-    helper_cells = CHAINS[check_id].helpers
-    at = sorted({cell for name in relied for cell in helpers[helper_cells[name]].at})
-    return final, Charged(tuple(at), verdict.misconception)
+    upstream = [helpers[CHAINS[check_id].helpers[name]] for name in relied]
+    at = sorted({cell for c in upstream for cell in c.at})
+    named = sorted({c.misconception for c in upstream if c.misconception not in UNNAMED})
+    return final, Charged(tuple(at), "; ".join(named) or None)
 
 
 def follow_through(check_id: str, seed: int, records: list, points: float,
