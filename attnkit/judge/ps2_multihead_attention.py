@@ -123,7 +123,8 @@ SAMPLES: dict[str, Sample] = {
     "aisha": Sample("complete and correct"),
     "ben": Sample("handed in the blank notebook", blank=True),
     "chen": Sample(
-        "each head scaled by sqrt(D) instead of sqrt(D/H); every cell reuses the head",
+        "each head scaled by sqrt(D) instead of sqrt(D/H); the multi-head cells, right given "
+        "that head, keep their points (follow-through)",
         code={"ps2_single_head_code": """\
 def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     Q = omega_q @ X + beta_q
@@ -131,8 +132,7 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     V = omega_v @ X + beta_v
     return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
 """},
-        expect={"ps2_single_head": 0.0, "ps2_multihead_scaled": 0.0,
-                "ps2_multihead_general": 0.0},
+        expect={"ps2_single_head": 0.0},
     ),
     "dara": Sample(
         "stacks head 2 above head 1",

@@ -164,7 +164,8 @@ class SelfAttention:
         return np.dot(np.dot(softmax(score), V), self.W_o)
 """,
         },
-        expect={"ps3_softmax": 0.5, "ps3_init": 0.0, "ps3_forward": 0.5},
+        # forward overflows only through that softmax: follow-through, charged there
+        expect={"ps3_softmax": 0.5, "ps3_init": 0.0},
     ),
     "dara": Sample(
         "softmax over columns (axis 0) in a row-major layer",
@@ -173,7 +174,7 @@ def softmax(X):
     e = np.exp(X - X.max(axis=0))
     return e / e.sum(axis=0)
 """},
-        expect={"ps3_softmax": 0.0, "ps3_forward": 0.0},
+        expect={"ps3_softmax": 0.0},  # forward is right given that softmax: follow-through
     ),
     "emil": Sample(
         "forgets W_o and scales by dims",

@@ -40,6 +40,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import SaveAutoGrades
 
 from attnkit.course import db_url as course_db_url
+from attnkit.judge.chains import CHAINS
 
 RUN = uuid.uuid4().hex[:12]  # this process's grading run (stock `nbgrader autograde`)
 RUN_ENV = "ATTNKIT_REGRADE_RUN"  # `attnkit autograde` names its run for all its workers
@@ -113,6 +114,7 @@ def _add_columns(bind: sa.Engine | sa.Connection) -> None:
 
 KIT = "attnkit"  # imports followed: the kit's own modules, not numpy's or the standard library's
 VERDICTS = "attnkit.judge.verdicts"  # judge(): how every check's outputs become a score
+CARRY = "attnkit.judge.carry"  # follow-through: how a caller's score follows its helpers
 COURSE_CONFIG = "nbgrader_config.py"
 Imports = tuple[tuple[str, tuple[str, ...]], ...]  # (module, names imported from it)
 
@@ -197,6 +199,8 @@ def check_definition(grade_id: str, config: str | Path | None = None) -> str:
     roots = [kit[0]] if kit else []
     if grade_id in registry.checks():
         roots.append(VERDICTS)
+    if grade_id in CHAINS:
+        roots.append(CARRY)
     lines = [f"grade id {grade_id}"]
     lines += _settings(item) if item is not None else ["no check"]
     lines += [f"{module} {digest}" for module, digest in sorted(module_files(roots).items())]
