@@ -92,8 +92,8 @@ class WrittenHandler(JupyterHandler):
     def view(self, assignment: str, grade_id: str) -> page.View:
         try:
             return page.view(self.root, assignment, grade_id)
-        except (LookupError, answers.UnknownAssignment) as error:
-            raise web.HTTPError(404, str(error)) from None
+        except (LookupError, answers.UnknownAssignment, SystemExit) as error:
+            raise web.HTTPError(404, str(error)) from None  # SystemExit: no gradebook here
 
 
 class IndexHandler(WrittenHandler):
@@ -101,10 +101,14 @@ class IndexHandler(WrittenHandler):
     def get(self) -> None:
         db_url = course.db_url(self.root)
         listed = []
-        for assignment in course.assignments(self.root):
+        try:
+            names = course.assignments(self.root)
+        except OSError:  # not a course directory
+            names = []
+        for assignment in names:
             try:
                 asked = answers.questions(self.root, assignment)
-            except answers.UnknownAssignment:
+            except (answers.UnknownAssignment, SystemExit):  # not graded, or no gradebook
                 continue
             done = {p.grade_id: p for p in claims.progress(db_url, assignment,
                                                             [q.grade_id for q in asked])}
