@@ -172,7 +172,7 @@ def test_split_and_move_answers_persist(browser, server) -> None:
         page.context.close()
 
 
-def test_the_page_passes_axe_and_student_html_is_inert(browser, server) -> None:
+def test_page_passes_axe_is_inert_and_needs_login_and_xsrf(browser, server) -> None:
     page = ta_page(browser, server)
     try:
         page.locator(".group").first.focus()
@@ -185,9 +185,18 @@ def test_the_page_passes_axe_and_student_html_is_inert(browser, server) -> None:
             assert "window.__pwned=1" in shown.inner_text() or "<img" in shown.inner_text()
         page.wait_for_timeout(500)
         assert page.evaluate("typeof window.__pwned") == "undefined"
+        refused = page.evaluate("""async () => (await fetch(location.pathname + '/apply',
+            {method: 'POST', body: '{}', headers: {'Content-Type': 'application/json'}})).status""")
+        assert refused == 403, "a POST without the XSRF token was not refused"
         index = page.context.new_page()
         index.goto(server.base + "/attnkit/written/")
         index.get_by_role("link", name=QUESTION).click()
         index.wait_for_url(f"**{PATH}")
+        stranger = browser.new_page()
+        try:
+            stranger.goto(server.base + PATH)
+            assert "/login" in stranger.url
+        finally:
+            stranger.close()
     finally:
         page.context.close()
