@@ -55,7 +55,7 @@
 
   function selected(el) {
     if (!selection || selection.id !== el.dataset.id) {
-      selection = {id: el.dataset.id, positions: new Set(common(el)), touched: false};
+      selection = {id: el.dataset.id, positions: new Set(common(el)), touched: new Set()};
     }
     return selection.positions;
   }
@@ -70,7 +70,7 @@
     const what = el.matches(".answer") ? "this answer" : `all ${answersOf(el).length} answers`;
     const text = chosen.length ? `Items ${chosen.join(", ")} selected for ${what}`
       : `No item selected for ${what}`;
-    label.textContent = selection.touched ? `${text}: Enter applies.` : text + ".";
+    label.textContent = selection.touched.size ? `${text}: Enter applies.` : text + ".";
   }
 
   function step(delta) {
@@ -88,7 +88,7 @@
       say(`There is no rubric item ${position}.`); return;
     }
     chosen.has(position) ? chosen.delete(position) : chosen.add(position);
-    selection.touched = true;
+    selection.touched.add(position);
     show(el);
   }
 
@@ -96,11 +96,14 @@
     const el = current();
     if (!el) { return; }
     const chosen = selected(el);
-    const all = [...content.querySelectorAll(".item")].map((li) => li.dataset.position);
+    const touched = [...selection.touched];
+    if (!touched.length) { say("Select or unselect a rubric item with 1-9 first."); return; }
+    // only the items the TA toggled change; others stay as each answer has them
     const seen = Object.fromEntries(answersOf(el).map((a) => [a.dataset.student,
       a.dataset.version]));
-    const result = await post("apply", {seen, add: [...chosen].map(Number),
-      remove: all.filter((p) => !chosen.has(p)).map(Number)});
+    const result = await post("apply", {seen,
+      add: touched.filter((p) => chosen.has(p)).map(Number),
+      remove: touched.filter((p) => !chosen.has(p)).map(Number)});
     if (result.status === 409) {
       warn("Not saved: graded by someone else since you loaded it. "
            + result.data.changed.join("; ") + ". The page now shows their grades.");
@@ -209,7 +212,7 @@
   const poll = Number(meta("attnkit-poll"));
   if (poll > 0) {
     setInterval(async () => {
-      if ((selection && selection.touched) || typing(document.activeElement)
+      if ((selection && selection.touched.size) || typing(document.activeElement)
           || dialog.open) { return; }
       const response = await fetch(`${url}/stamp`, {credentials: "same-origin"});
       if (response.ok && (await response.json()).stamp !== stamp()) { await refresh(); }
