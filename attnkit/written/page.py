@@ -19,6 +19,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from markupsafe import Markup
 
+from attnkit.course import coursedir
 from attnkit.course import db_url as course_db_url
 from attnkit.pipeline import maths
 from attnkit.pipeline.allowlist import markdown_problems
@@ -50,6 +51,7 @@ def engine(db_url: str) -> sa.Engine:
     return bind
 
 
+@functools.lru_cache(maxsize=8192)
 def answer_html(text: str | None) -> Markup:
     """A student's answer as formgrader's and the feedback's pages show a markdown cell:
     active content made inert (``NeutraliseActiveContent``'s rewrite), maths as MathML."""
@@ -57,6 +59,31 @@ def answer_html(text: str | None) -> Markup:
         return Markup('<p class="missing">No autograded notebook for this answer.</p>')
     source = inert_markdown(text) if markdown_problems(text) else text
     return Markup(maths.render(source, heading_offset=3, anchors=False))
+
+
+_TEXTS: dict[tuple[str, str], tuple[int, str | None]] = {}  # (notebook, grade id) -> mtime, text
+
+
+def class_answers(root: Path, assignment: str, grade_id: str) -> list[Answer]:
+    """``answers.answers``, each notebook read again only when it changed: the page asks on
+    every step, and a class's notebooks are most of the time."""
+    cd = coursedir(root)
+    with store.engine(course_db_url(root)).connect() as conn:
+        marks = store.marks(conn, assignment, grade_id)
+    found = []
+    for student, mark in sorted(marks.items()):
+        path = Path(cd.format_path(cd.autograded_directory, student, assignment)) / \
+            f"{mark.notebook}.ipynb"
+        try:
+            mtime = path.stat().st_mtime_ns
+        except OSError:
+            mtime = -1
+        known = _TEXTS.get((str(path), grade_id))
+        if known is None or known[0] != mtime:
+            known = mtime, answers.answer_text(cd, assignment, mark.notebook, student, grade_id)
+            _TEXTS[str(path), grade_id] = known
+        found.append(Answer(student, grade_id, known[1], mark))
+    return found
 
 
 @functools.lru_cache(maxsize=64)
@@ -109,17 +136,23 @@ class View:
     items: list[Item]
     groups: list[Group]
     progress: claims.Progress
-
-    @property
-    def stamp(self) -> str:
-        """Changes when any answer, item, group or claim does: the page reloads on it."""
-        return digest(self)
+    stamp: str  # ``stamp()`` read before the rest: a change in between reloads once more
 
 
-def digest(view: View) -> str:
-    parts = [f"{i.id}:{i.position}:{i.points}:{i.text}:{i.comment}" for i in view.items]
-    parts += [f"{g.key}:{g.claimed_by}:" + ",".join(
-        f"{s.answer.student}={s.answer.version}" for s in g.answers) for g in view.groups]
+def stamp(root: Path, assignment: str, grade_id: str) -> str:
+    """What ``View.stamp`` depends on, read from the database alone (no notebook, no
+    grouping): asked every few seconds by every TA's page."""
+    db_url = course_db_url(root)
+    with engine(db_url).connect() as conn:
+        marks = store.marks(conn, assignment, grade_id)
+        moved = conn.execute(sa.select(MOVES.c.student, MOVES.c.group_key).where(
+            MOVES.c.assignment == assignment, MOVES.c.grade_id == grade_id)
+            .order_by(MOVES.c.student)).all()
+        items = store.items(conn, assignment, grade_id)
+    held = sorted((c.key, c.ta) for c in claims.claims(db_url, assignment, grade_id))
+    parts = [f"{i.id}:{i.position}:{i.points}:{i.text}:{i.comment}" for i in items]
+    parts += [f"{s}={m.version}" for s, m in sorted(marks.items())]
+    parts += [f"{s}>{k}" for s, k in moved] + [f"{k}@{ta}" for k, ta in held]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -134,8 +167,9 @@ def view(root: Path, assignment: str, grade_id: str) -> View:
     """The question, its rubric and its answers in groups: largest first, an answer taken
     out to grade alone just after the group it left."""
     db_url = course_db_url(root)
+    before = stamp(root, assignment, grade_id)
     asked = question(root, assignment, grade_id)
-    found = answers.answers(root, assignment, grade_id)
+    found = class_answers(root, assignment, grade_id)
     grouping = _grouping(tuple(a.text or "" for a in found))
     with engine(db_url).connect() as conn:
         moved = {r.student: r.group_key for r in conn.execute(sa.select(MOVES).where(
@@ -162,7 +196,7 @@ def view(root: Path, assignment: str, grade_id: str) -> View:
                            blank, held.get(key)))
     items = rubric.items(db_url, assignment, grade_id)
     progress = claims.progress(db_url, assignment, [grade_id])[0]
-    return View(asked, items, shown, progress)
+    return View(asked, items, shown, progress, before)
 
 
 def next_group(root: Path, assignment: str, grade_id: str, ta: str,

@@ -128,7 +128,7 @@ class QuestionHandler(WrittenHandler):
 class StampHandler(WrittenHandler):
     @web.authenticated
     def get(self, assignment: str, grade_id: str) -> None:
-        self.reply(stamp=self.view(assignment, grade_id).stamp)
+        self.reply(stamp=page.stamp(self.root, assignment, grade_id))
 
 
 class ActionHandler(WrittenHandler):
