@@ -164,11 +164,20 @@ def question(root: Path, assignment: str, grade_id: str) -> Question:
 
 
 def view(root: Path, assignment: str, grade_id: str) -> View:
-    """The question, its rubric and its answers in groups: largest first, an answer taken
-    out to grade alone just after the group it left."""
+    """The question, its rubric, its answers in groups and how far their grading is."""
     db_url = course_db_url(root)
     before = stamp(root, assignment, grade_id)
     asked = question(root, assignment, grade_id)
+    shown = arrange(root, assignment, grade_id)
+    items = rubric.items(db_url, assignment, grade_id)
+    progress = claims.progress(db_url, assignment, [grade_id])[0]
+    return View(asked, items, shown, progress, before)
+
+
+def arrange(root: Path, assignment: str, grade_id: str) -> list[Group]:
+    """The answers in groups: largest first, an answer taken out to grade alone just after
+    the group it left."""
+    db_url = course_db_url(root)
     found = class_answers(root, assignment, grade_id)
     grouping = _grouping(tuple(a.text or "" for a in found))
     with engine(db_url).connect() as conn:
@@ -194,15 +203,13 @@ def view(root: Path, assignment: str, grade_id: str) -> View:
         blank = key in keys and grouping.groups[keys.index(key)].blank
         shown.append(Group(key, number, rows, sum(r.confidence for r in rows) / len(rows),
                            blank, held.get(key)))
-    items = rubric.items(db_url, assignment, grade_id)
-    progress = claims.progress(db_url, assignment, [grade_id])[0]
-    return View(asked, items, shown, progress, before)
+    return shown
 
 
 def next_group(root: Path, assignment: str, grade_id: str, ta: str,
                shown: Sequence[Group] | None = None) -> str | None:
     """Claim for ``ta`` the first group still to grade that no other TA holds."""
-    shown = shown if shown is not None else view(root, assignment, grade_id).groups
+    shown = shown if shown is not None else arrange(root, assignment, grade_id)
     return claims.next_ungraded(course_db_url(root), assignment, grade_id,
                                 [g.key for g in shown], ta,
                                 {g.key: g.students for g in shown})
