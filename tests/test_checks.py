@@ -253,7 +253,8 @@ def test_known_mistake_keeps_its_credit():
 
 def test_unnamed_overflow_on_large_logits_only_keeps_half():
     outputs = expected("ps4_attention_weights")
-    outputs[-1] = np.full_like(outputs[-1], np.inf)  # inf, not the naive variant's nan
+    large = next(i for i, c in enumerate(checks()["ps4_attention_weights"].cases(SEED)) if c.large)
+    outputs[large] = np.full_like(outputs[large], np.inf)  # inf, not the naive variant's nan
     v = judge("ps4_attention_weights", SEED, value_records("ps4_attention_weights", outputs), 1.0)
     assert v.misconception == "overflow" and v.score == 0.5
 

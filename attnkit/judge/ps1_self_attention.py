@@ -20,6 +20,7 @@ from attnkit.judge.misconceptions import (
     udl_attention,
     udl_common,
 )
+from attnkit.judge.requirements import Requirement, shape_is
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
@@ -31,6 +32,12 @@ def equivariance_variant(a: Args) -> bool:
     return bool(np.allclose(f(X[:, perm]), f(X)))
 
 
+
+LOOP_COLUMNS = Requirement(
+    "outputs not columns", shape_is(lambda c: (len(c.args["all_x"][0]), 1), "an output has shape"),
+    "the values are right, but {found}: section 2 asks for \"the list of the N outputs, each a "
+    "D x 1 column\", like the inputs in all_x (a 1-D array of shape (D,) is not a column): "
+    "you keep half the points")
 
 CHECKS = by_id(
     Check(P["ps1_softmax"], lambda a: ref.softmax(np.asarray(a["items_in"], dtype=float)),
@@ -50,6 +57,7 @@ CHECKS = by_id(
                   "products by sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}"),
             *udl_common(loop_variant),
           ),
+          require=(LOOP_COLUMNS,),
           label="loop"),
     Check(P["ps1_softmax_cols"], lambda a: ref.softmax_cols(a["data_in"]),
           wrong=(

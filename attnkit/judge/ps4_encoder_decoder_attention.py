@@ -17,6 +17,7 @@ from attnkit.judge.misconceptions import (
     scales,
     swaps,
 )
+from attnkit.judge.requirements import Requirement, audit_case, raised_on_audit, shape_is
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps4_encoder_decoder_attention import PROBES as P
 
@@ -40,6 +41,18 @@ _CONTEXT_BUG = (
     "(attention_weights[:, None] * hidden_encoder_matrix).sum(axis=0)")
 
 
+SCORES_1D = Requirement(
+    "scores as a column", shape_is(lambda c: (len(c.args["matrix"]),), "your scores have shape"),
+    "the values are right, but {found}: section 1 asks for the T scores \"as a 1-D array\" "
+    "(one per row of the matrix); matrix @ vector with the 1-D vector gives shape (T,): "
+    "you keep half the point")
+NUMPY_ONLY = Requirement(
+    "scipy used", raised_on_audit("scipy"),
+    "the weights are right, but the function needs scipy ({found}); section 3 asks for "
+    "get_attention_weights \"with numpy only (no scipy)\": write the softmax with np.exp "
+    "and np.sum: you keep half the point", audit=audit_case)
+
+
 def _split_reshape(a: Args) -> list[np.ndarray]:
     W, n = a["W"], a["n"]
     return list(W.reshape(n, W.shape[0], -1))
@@ -61,6 +74,7 @@ CHECKS = by_id(
                   "you computed vector @ matrix, which combines the columns of the matrix (and "
                   "only runs when it is square); score j is row j . vector: matrix @ vector"),
           ),
+          require=(SCORES_1D,),
           label="scores"),
     Check(P["ps4_scale_scores"], lambda a: ref.scale_scores(a["scores"], a["n"]),
           wrong=(
@@ -79,6 +93,7 @@ CHECKS = by_id(
                   "gives nan. Subtract the largest score before np.exp (it changes nothing "
                   "else): you keep half the points", credit=0.5),
           ),
+          require=(NUMPY_ONLY,),
           label="weights"),
     Check(P["ps4_context_vector"], lambda a: ref.get_context_vector(
           a["attention_weights"], a["hidden_encoder_matrix"]),

@@ -18,6 +18,7 @@ import numpy as np
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, Written, by_id
 from attnkit.judge.misconceptions import SCALE_UDL, Swap, Wrong, projections, udl_common
+from attnkit.judge.requirements import Requirement, dtype_is
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps5_masked_attention import PROBES as P
 
@@ -143,12 +144,20 @@ def _pe(hint: str) -> str:
     return hint + " " + _PE_FACTS
 
 
+MASK_BOOL = Requirement(
+    "mask not boolean", dtype_is("b", "your mask has"),
+    "the pattern is right, but {found}: section 1 asks for \"an N x N boolean matrix\" "
+    "(True where output n may attend to input m). A 0/1 float matrix is not one: ~mask and "
+    "np.where(mask, ...) need booleans. Use dtype=bool or a comparison such as m <= n: "
+    "you keep half the point")
+
 CHECKS = by_id(
     Check(P["ps5_causal_mask"], lambda a: ref.causal_mask(a["N"]),
           wrong=(
             Wrong("mask transposed", lambda a: _MASKS["transposed"](a["N"]), _MASK_T),
             Wrong("diagonal masked", lambda a: _MASKS["strict"](a["N"]), _STRICT),
           ),
+          require=(MASK_BOOL,),
           label="mask"),
     Check(P["ps5_masked_softmax"], lambda a: ref.masked_softmax_cols(a["scores"], a["mask"]),
           wrong=(

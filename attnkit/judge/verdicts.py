@@ -19,6 +19,7 @@ import numpy as np
 
 from attnkit.judge.check import Check
 from attnkit.judge.misconceptions import Raised, describe, run_variant
+from attnkit.judge.requirements import Requirement
 from attnkit.kernel.cases import Args, Case
 
 
@@ -301,6 +302,9 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
                                    misconception=wrong.name)
             return Verdict(check_id, 0.0, points, f"{case.name}: {problem}",
                            misconception="statistics")
+        broken = _broken(check, got, cases, records)
+        if broken:
+            return _requirement_verdict(check_id, points, broken, [True] * len(cases))
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases",
                        [True] * len(cases))
     expected = [_quietly(check.reference, c.args) for c in cases]
@@ -339,6 +343,13 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
             ok[i] = close(value, expected[i], slack[i])
         except Exception:  # noqa: BLE001 - no slack for odd outputs
             slack[i] = 0.0
+    audited = [any(r.audit(c) for r in check.require) for c in cases]
+    right = [g if o or a else None for g, o, a in zip(got, ok, audited, strict=True)]
+    broken = _broken(check, right, cases, records)
+    if broken:  # a broken requirement explains the cases that audit it
+        ok = [o or any(r.audit(c) for r, _ in broken) for o, c in zip(ok, cases, strict=True)]
+        if all(ok):
+            return _requirement_verdict(check_id, points, broken, ok)
     if all(ok):
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases", ok)
     if check.per_case:
@@ -364,5 +375,35 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     except Exception:  # noqa: BLE001 - a malformed result must not crash grading
         first = next(c for c, passed in zip(cases, ok, strict=True) if not passed)
         hint, credit, name = f"your result on {first.name} is not right", 0.0, "values differ"
+    if broken:  # both mistakes, each named
+        also = _requirement_verdict(check_id, points, broken, ok)
+        hint, name = f"{hint}. Also: {also.message}", f"{name}; {also.misconception}"
+        credit = min(credit, also.score / points if points else 0.0)
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
+
+
+def _broken(check: Check, got: list[Any], cases: list[Case], records: list[dict]
+            ) -> list[tuple[Requirement, str]]:
+    """The check's stated requirements these outputs break, with what was found.
+
+    ``got`` holds None where the values are wrong: a shape is judged on right values only.
+    """
+    out = []
+    for requirement in check.require:
+        try:
+            found = requirement.broken(got, cases, records)
+        except Exception:  # noqa: BLE001 - malformed output: the values will say so
+            found = None
+        if found:
+            out.append((requirement, found))
+    return out
+
+
+def _requirement_verdict(check_id: str, points: float, broken: list[tuple[Requirement, str]],
+                         ok: list[bool]) -> Verdict:
+    """Right maths, broken requirements: the lowest credit, every requirement named."""
+    credit = min(r.credit for r, _ in broken)
+    message = "; ".join(r.message(found) for r, found in broken)
+    return Verdict(check_id, round(points * credit, 2), points, message, ok,
+                   "; ".join(r.name for r, _ in broken))
 

@@ -107,6 +107,20 @@ def self_attention_loop_explicit(all_x, omega_v, omega_q, omega_k, beta_v, beta_
     return outputs
 
 
+@entry("ps1_self_attention_loop", wrong="outputs not columns", says=("D x 1 column",))
+def self_attention_loop_flat_outputs(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Right maths on flattened vectors: each output has shape (D,), not D x 1."""
+    qs = [(beta_q + omega_q @ x).ravel() for x in all_x]
+    ks = [(beta_k + omega_k @ x).ravel() for x in all_x]
+    vs = [(beta_v + omega_v @ x).ravel() for x in all_x]
+    outputs = []
+    for q in qs:
+        scores = np.array([k @ q for k in ks])
+        weights = np.exp(scores - scores.max())
+        outputs.append(np.array(vs).T @ (weights / weights.sum()))
+    return outputs
+
+
 @entry("ps1_self_attention_loop", wrong="keys and queries swapped", says=("K^T Q",))
 def self_attention_loop_query_dot_key(all_x, omega_v, omega_q, omega_k, beta_v, beta_q,
                                       beta_k):

@@ -36,6 +36,12 @@ def get_scores_elementwise(matrix, vector):
     return matrix * vector
 
 
+@entry("ps4_get_scores", wrong="scores as a column", says=("1-D array",))
+def get_scores_column(matrix, vector):
+    """The vector reshaped to a column: right scores, shape (T, 1)."""
+    return matrix @ vector.reshape(-1, 1)
+
+
 @entry("ps4_get_scores", wrong="matrix transposed")
 def get_scores_vector_first(matrix, vector):
     """vector @ matrix: the columns combined (runs only on square data)."""
@@ -66,10 +72,17 @@ def scale_scores_by_two(scores, n):
 # ---------------------------------------------------------------- weights
 
 
-@entry("ps4_attention_weights")
+@entry("ps4_attention_weights", wrong="scipy used", says=("numpy only",))
 def get_attention_weights_scipy(scores):
     """scipy.special.softmax."""
     return scipy.special.softmax(scores)
+
+
+@entry("ps4_attention_weights", wrong="scipy used", says=("numpy only",))
+def get_attention_weights_scipy_inside(scores):
+    """scipy imported inside the function."""
+    from scipy.special import softmax as scipy_softmax
+    return scipy_softmax(np.asarray(scores))
 
 
 @entry("ps4_attention_weights", wrong="no max subtraction", says=("overflows",))

@@ -42,7 +42,19 @@ def causal_mask_compare(N):
 @entry("ps5_causal_mask")
 def causal_mask_tril_transposed(N):
     """np.tril, then transposed (the rows-convention mask, turned to columns)."""
-    return np.tril(np.ones((N, N))).T.astype(int)
+    return np.tril(np.ones((N, N))).T.astype(bool)
+
+
+@entry("ps5_causal_mask", wrong="diagonal masked; mask not boolean", says=("itself", "boolean"))
+def causal_mask_float_strict(N):
+    """Two mistakes: a 0/1 float matrix without its diagonal."""
+    return np.triu(np.ones((N, N)), k=1)
+
+
+@entry("ps5_causal_mask", wrong="mask not boolean", says=("boolean",))
+def causal_mask_float_ones(N):
+    """The upper triangle of ones: the right pattern as a 0/1 float matrix."""
+    return np.triu(np.ones((N, N)))
 
 
 @entry("ps5_causal_mask", wrong="mask transposed", says=("np.triu", "transposed"))
