@@ -17,7 +17,8 @@ from attnkit.judge.misconceptions import (
     scales,
     swaps,
 )
-from attnkit.kernel.cases import Args
+from attnkit.judge.requirements import Requirement
+from attnkit.kernel.cases import Args, Case
 from attnkit.kernel.ps3_attention_layer import PROBES as P
 
 
@@ -42,7 +43,43 @@ def init_statistics(got: list[Any], args: Args) -> str | None:
                     "N(0, 1), standard deviation 1")
         if abs(mean) > 0.1:
             return f"the weights have mean {mean:.3f}; the pseudocode asks for mean 0"
+        p = normality(values)
+        if p < NORMAL_P:
+            tails = float(np.mean(np.abs(values) > 2))
+            return (f"the weights have mean {mean:.3f} and standard deviation {std:.3f} but "
+                    f"are not normal: {tails:.1%} of them lie beyond +-2 (N(0, 1): 4.6%), and "
+                    f"a Kolmogorov-Smirnov test against N(0, 1) gives p = {p:.1e}")
     return None
+
+
+NORMAL_P = 1e-6  # per layer size; benchmarks/init_false_alarms.py measures the false alarms
+
+
+def normality(values: np.ndarray) -> float:
+    """p-value of the Kolmogorov-Smirnov test of ``values`` against N(0, 1)."""
+    from scipy.stats import kstest
+
+    return float(kstest(values, "norm").pvalue)
+
+
+def _same_draws(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """Two dims=5 layers made after different np.random.seed calls hold the same weights."""
+    small = [(g, c) for g, c in zip(got, cases, strict=True)
+             if c.args["dims"] == 5 and isinstance(g, list) and len(g) == 5]
+    if len(small) == 2 and all(np.shape(w) == (5, 5) for g, _ in small for w in g[:4]):
+        (first, a), (second, b) = small
+        if np.allclose(_weights(first), _weights(second)):
+            return (f"after np.random.seed({a.args['seed']}) and after "
+                    f"np.random.seed({b.args['seed']}), SelfAttention(5) has the same weights")
+    return None
+
+
+SEEDED = Requirement(
+    "own generator", _same_draws,
+    "the weights look right, but {found}: __init__ does not draw from np.random (a generator "
+    "seeded inside it, such as np.random.default_rng(42), gives every layer the same "
+    "weights). Section 2 asks for np.random's draws, which np.random.seed makes repeatable: "
+    "you keep half the points")
 
 
 _SCALE_LAYER = {
@@ -96,6 +133,13 @@ CHECKS = by_id(
                   "np.random.normal(0.0, 1.0, (dims, dims)) or np.random.randn(dims, dims)",
                   test=lambda got, a: 0.07 < _weights(got).std() < 0.13
                   and abs(_weights(got).mean()) < 0.05),
+            Wrong("uniform with standard deviation 1", None,
+                  "Your weights look uniform on [-sqrt(3), sqrt(3)] (mean 0 and standard "
+                  "deviation 1, but flat, never beyond +-1.74); section 2 asks for the normal "
+                  "distribution: np.random.normal(0.0, 1.0, (dims, dims)) or "
+                  "np.random.randn(dims, dims). You keep half the points", credit=0.5,
+                  test=lambda got, a: np.abs(_weights(got)).max() < 1.75
+                  and (a["dims"] < 30 or 0.9 < _weights(got).std() < 1.1)),
             Wrong("uniform init", None,
                   "You used np.random.rand, which draws uniformly from [0, 1) (mean 0.5, "
                   "standard deviation 0.29); N(0, 1) is np.random.randn (with an n) or "
@@ -103,6 +147,7 @@ CHECKS = by_id(
                   test=lambda got, a: _weights(got).min() >= 0 and _weights(got).max() < 1
                   and 0.4 < _weights(got).mean() < 0.6),
           ),
+          require=(SEEDED,),
           label="init"),
     Check(P["ps3_forward"], lambda a: ref.layer_forward(
           a["x"], a["W_q"], a["W_k"], a["W_v"], a["W_o"]),

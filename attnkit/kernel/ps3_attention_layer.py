@@ -57,8 +57,15 @@ def forward_call(targets: tuple, a: Args) -> Any:
 
 
 def ps3_init_cases(seed: int) -> list[Case]:
+    """Three layer sizes, then dims=5 again after another np.random.seed: a layer that draws
+    from np.random must change with it."""
     rng = seeded_rng(seed, "ps3_init")
-    return [Case(f"dims={d}", {"dims": d, "seed": int(rng.integers(2**31))}) for d in (96, 5, 80)]
+    cases = [Case(f"dims={d}", {"dims": d, "seed": int(rng.integers(2**31))}) for d in (96, 5, 80)]
+    again = int(rng.integers(2**31))
+    while again == cases[1].args["seed"]:
+        again = int(rng.integers(2**31))
+    cases.append(Case("dims=5 after another np.random.seed", {"dims": 5, "seed": again}))
+    return cases
 
 
 def init_call(targets: tuple, a: Args) -> Any:

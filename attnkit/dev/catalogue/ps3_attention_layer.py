@@ -167,6 +167,33 @@ class SelfAttentionUniformInit(SelfAttention):
         self.W_o = np.random.rand(dims, dims)
 
 
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "uniform with standard deviation 1"},
+       says=("normal", "sqrt(3)"))
+class SelfAttentionUniformUnitStd(SelfAttention):
+    """Uniform on [-sqrt(3), sqrt(3)]: mean 0 and standard deviation 1, but not normal."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        bound = np.sqrt(3.0)
+        self.W_q = np.random.uniform(-bound, bound, (dims, dims))
+        self.W_k = np.random.uniform(-bound, bound, (dims, dims))
+        self.W_v = np.random.uniform(-bound, bound, (dims, dims))
+        self.W_o = np.random.uniform(-bound, bound, (dims, dims))
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "own generator"}, says=("np.random.seed",))
+class SelfAttentionOwnGenerator(SelfAttention):
+    """A generator seeded inside __init__: every layer has the same weights."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        rng = np.random.default_rng(42)
+        self.W_q = rng.normal(0, 1, (dims, dims))
+        self.W_k = rng.normal(0, 1, (dims, dims))
+        self.W_v = rng.normal(0, 1, (dims, dims))
+        self.W_o = rng.normal(0, 1, (dims, dims))
+
+
 @entry("ps3_init", "ps3_forward", wrong={"ps3_init": "identical weights"})
 class SelfAttentionSharedInit(SelfAttention):
     """One random matrix assigned to all four attributes."""
