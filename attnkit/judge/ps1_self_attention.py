@@ -8,6 +8,7 @@ from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, Written, by_id
 from attnkit.judge.misconceptions import (
     AFTER_UDL,
+    ONE_MAX_COLS,
     SCALE_UDL,
     UDL_PARAMS,
     Wrong,
@@ -15,6 +16,7 @@ from attnkit.judge.misconceptions import (
     global_softmax,
     loop_variant,
     naive_softmax,
+    one_max_softmax,
     scaled,
     scales,
     udl_attention,
@@ -38,6 +40,12 @@ LOOP_COLUMNS = Requirement(
     "the values are right, but {found}: section 2 asks for \"the list of the N outputs, each a "
     "D x 1 column\", like the inputs in all_x (a 1-D array of shape (D,) is not a column): "
     "you keep half the points")
+
+def _row_maxima(a: Args) -> np.ndarray:
+    """Row maxima without keepdims, broadcast along the columns (square matrices only)."""
+    e = np.exp(a["data_in"] - np.max(a["data_in"], axis=1))
+    return e / np.sum(e, axis=0)
+
 
 CHECKS = by_id(
     Check(P["ps1_softmax"], lambda a: ref.softmax(np.asarray(a["items_in"], dtype=float)),
@@ -71,6 +79,13 @@ CHECKS = by_id(
                   "on {case} the largest entry is {zmax}: np.exp overflows to inf and inf / inf "
                   "gives nan. Subtract each column's maximum first (it changes nothing else): "
                   "you keep half the points", credit=0.5),
+            Wrong("one maximum for the whole matrix", lambda a: one_max_softmax(a["data_in"]),
+                  ONE_MAX_COLS, credit=0.5),
+            Wrong("row maxima without keepdims", _row_maxima,
+                  "you subtracted np.max(data_in, axis=1): the maximum of each row, a 1-D array "
+                  "that numpy lines up with the columns. On a square matrix it runs but shifts "
+                  "column n by row n's maximum; on {case} it raises ValueError. Take each "
+                  "column's maximum: np.max(data_in, axis=0, keepdims=True)"),
           ),
           label="cols"),
     Check(P["ps1_self_attention"], udl_attention(scaled=False),

@@ -9,13 +9,16 @@ import numpy as np
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, by_id
 from attnkit.judge.misconceptions import (
+    ONE_MAX_ROWS,
     OVERFLOW,
     Wrong,
     global_softmax,
     layer_variant,
     naive_softmax,
+    one_max_softmax,
     scales,
     swaps,
+    variant,
 )
 from attnkit.judge.requirements import Requirement
 from attnkit.kernel.cases import Args, Case
@@ -94,6 +97,11 @@ _SCALE_LAYER = {
 }
 
 
+def _undefined_dims(a: Args) -> Any:
+    """A forward that reads the notebook's global dims, run where it is not defined."""
+    raise NameError("name 'dims' is not defined")
+
+
 def _weights(got: Any) -> np.ndarray:
     """W_q, W_k, W_v, W_o (the probe reports them first, then dims) as one flat array."""
     return np.concatenate([np.ravel(np.asarray(w, dtype=float)) for w in got[:4]])
@@ -119,6 +127,8 @@ CHECKS = by_id(
                   "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
                   "gives nan. Subtract each row's maximum first (it changes nothing else): you "
                   "keep half the points", credit=0.5),
+            Wrong("one maximum for the whole matrix",
+                  lambda a: one_max_softmax(a["X"], axis=-1), ONE_MAX_ROWS, credit=0.5),
           ),
           label="softmax"),
     Check(P["ps3_init"], lambda a: None, statistical=init_statistics,
@@ -164,6 +174,15 @@ CHECKS = by_id(
                   "you computed K Q^T, the transpose of the scores: with tokens in rows the "
                   "scores are Q K^T (entry (i, j) = query i . key j), so row i, which is "
                   "softmaxed, holds the weights of output i"),
+            variant("keys not transposed", layer_variant,
+                    "you multiplied Q @ K without transposing K: with tokens in rows Q and K "
+                    "are both n x dims, so Q @ K runs only when n = dims (and is wrong then); "
+                    "on '{case}' numpy raises ValueError. The scores are Q @ K.T (n x n, eq. 3)",
+                    order="QK"),
+            Wrong("notebook's dims", _undefined_dims,
+                  "forward reads a name dims that does not exist when the hidden test runs (the "
+                  "notebook's global, set by the worked example after your class): the layer's "
+                  "own size is self.dims, set in __init__. Divide by np.sqrt(self.dims)"),
             Wrong("output projection omitted", lambda a: layer_variant(a, output=False),
                   "the result is not multiplied by W_o: the layer returns "
                   "softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5)"),
@@ -176,6 +195,8 @@ CHECKS = by_id(
                   "and ends with @ W_o"),
             Wrong("unstable softmax", lambda a: layer_variant(a, stable=False), OVERFLOW,
                   credit=0.5),
+            Wrong("one maximum for the whole matrix",
+                  lambda a: layer_variant(a, stable="one max"), ONE_MAX_ROWS, credit=0.5),
             *swaps(layer_variant, "W_{}", None, "pseudocode step 2"),
           ),
           label="forward"),

@@ -132,6 +132,12 @@ CHECKS = by_id(
             Wrong("split along rows", lambda a: np.split(a["W"], a["n"]),
                   "np.split(W, n) cuts along the rows (axis 0) by default; the heads take blocks "
                   "of columns: np.split(W, n, axis=1)"),
+            Wrong("blocks counted by their width",
+                  lambda a: [a["W"][:, i * b:(i + 1) * b] for b in [a["W"].shape[1] // a["n"]]
+                             for i in range(b)],
+                  "you made one block per column of a block, range(d) with d = {cols}/{n} = "
+                  "{block}, instead of one per head, range(n): on '{case}' that gives {block} "
+                  "blocks, not {n}. Loop over the heads: [W[:, i*d:(i+1)*d] for i in range(n)]"),
             Wrong("strided columns", lambda a: [a["W"][:, i::a["n"]] for i in range(a["n"])],
                   "W[:, i::n] takes every n-th column; head i takes {block} consecutive columns, "
                   "W[:, i*{block}:(i+1)*{block}] (for '{case}')"),
@@ -154,6 +160,9 @@ CHECKS = by_id(
             Wrong("heads stacked vertically", _dims({"concat_shape": (6, 2)}),
                   "concat_shape: (6, 2) stacks the heads on top of each other; Concat puts them "
                   "side by side, so each token's row gets h * d_v = 4 entries"),
+            Wrong("W^O from one head", _dims({"W_O_shape": (2, 4)}),
+                  "W_O_shape: (2, 4) has one head's d_v = 2 rows; W^O multiplies the h heads "
+                  "concatenated, h * d_v = 4 features per token, and maps them to d_model = 4"),
             Wrong("W^O = output shape", _dims({"W_O_shape": (3, 4)}),
                   "W_O_shape: (3, 4) is the shape of the layer's output (T x d_model); W^O maps "
                   "the h * d_v = 4 concatenated features to d_model = 4"),

@@ -89,3 +89,25 @@ def raised_on_audit(word: str) -> Callable[[list[Any], list[Case], list[dict]], 
 
 def audit_case(case: Case) -> bool:
     return bool(case.args.get("audit"))
+
+
+def broken_requirements(require: tuple[Requirement, ...], got: list[Any], cases: list[Case],
+                        records: list[dict]) -> list[tuple[Requirement, str]]:
+    """The requirements these outputs break, with what was found (``got`` holds None where
+    the values are wrong: a shape is judged on right values only)."""
+    out = []
+    for requirement in require:
+        try:
+            found = requirement.broken(got, cases, records)
+        except Exception:  # noqa: BLE001 - malformed output: the values will say so
+            found = None
+        if found:
+            out.append((requirement, found))
+    return out
+
+
+def unmet(broken: list[tuple[Requirement, str]]) -> tuple[str, float, str]:
+    """Right maths, broken requirements: (every requirement's hint, the lowest credit,
+    their names)."""
+    return ("; ".join(r.message(found) for r, found in broken),
+            min(r.credit for r, _ in broken), "; ".join(r.name for r, _ in broken))

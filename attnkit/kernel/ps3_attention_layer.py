@@ -6,7 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from attnkit.kernel.cases import Args, Case, Probe, by_id, named, overflowing, seeded_rng
+from attnkit.kernel.cases import (
+    Args,
+    Case,
+    Probe,
+    by_id,
+    far_apart,
+    named,
+    overflowing,
+    seeded_rng,
+)
 
 
 def ps3_softmax_cases(seed: int) -> list[Case]:
@@ -16,6 +25,7 @@ def ps3_softmax_cases(seed: int) -> list[Case]:
         Case("fresh 4 x 6", {"X": rng.normal(0, 2, (4, 6))}),
         Case("fresh 6 x 3", {"X": rng.normal(0, 2, (6, 3))}),
         Case("large logits 3 x 5", {"X": 900 + rng.normal(0, 5, (3, 5))}, large=True),
+        Case("rows 900 apart, 4 x 3", {"X": far_apart(rng, (4, 3), axis=1)}, large=True),
     ]
 
 

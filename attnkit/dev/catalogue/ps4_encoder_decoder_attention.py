@@ -261,6 +261,13 @@ def split_heads_strided(W, n):
     return [W[:, i::n] for i in range(n)]
 
 
+@entry("ps4_split_heads", wrong="blocks counted by their width", says=("range(n)",))
+def split_heads_range_of_width(W, n):
+    """range(d) with d the block width: the right number of blocks only when d = n."""
+    d = W.shape[1] // n
+    return [W[:, i * d:(i + 1) * d] for i in range(d)]
+
+
 # ---------------------------------------------------------------- shapes
 
 DIMENSIONS_RIGHT = values("ps4_dimensions", (4, 2), (3, 4), (4, 4), name="dimensions_right",
@@ -281,3 +288,6 @@ DIMENSIONS_STACKED = values(
 DIMENSIONS_OUTPUT = values(
     "ps4_dimensions", (4, 2), (3, 4), (3, 4), name="dimensions_W_O_as_output",
     wrong="W^O = output shape", about="The layer's output shape given for W^O")
+DIMENSIONS_ONE_HEAD_W_O = values(
+    "ps4_dimensions", (4, 2), (3, 4), (2, 4), name="dimensions_W_O_from_one_head",
+    wrong="W^O from one head", about="One head's d_v rows for W^O")

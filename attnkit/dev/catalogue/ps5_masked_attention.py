@@ -154,12 +154,23 @@ def masked_softmax_nan(scores, mask):
     return exps / exps.sum(axis=0, keepdims=True)
 
 
-@entry("ps5_masked_softmax", wrong="nan on a fully masked column")
+@entry("ps5_masked_softmax",
+       wrong="renormalised after the softmax; nan on a fully masked column",
+       says=("two mistakes", "underflow", "-inf"))
 def masked_softmax_renormalised(scores, mask):
     """Softmax, zero the masked weights, renormalise: 0 / 0 on a fully masked column."""
     exps = np.exp(scores - scores.max(axis=0))
     kept = exps / exps.sum(axis=0) * mask
     return kept / kept.sum(axis=0)
+
+
+@entry("ps5_masked_softmax", wrong="renormalised after the softmax", says=("underflow",))
+def masked_softmax_renormalised_guarded(scores, mask):
+    """Softmax of everything, masked weights zeroed, renormalised where anything is left."""
+    e = np.exp(scores - scores.max(axis=0, keepdims=True))
+    w = np.where(mask, e / e.sum(axis=0, keepdims=True), 0.0)
+    total = w.sum(axis=0, keepdims=True)
+    return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)
 
 
 @entry("ps5_masked_softmax", wrong="uniform weights on a fully masked column",
@@ -211,6 +222,16 @@ def _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
 def _softmax_cols(scores):
     exps = np.exp(scores - scores.max(axis=0, keepdims=True))
     return exps / exps.sum(axis=0, keepdims=True)
+
+
+@entry("ps5_masked_attention", wrong="scale sqrt(D)", says=("sqrt(D_q)",))
+def masked_attention_scaled_by_input_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by sqrt(D), the rows of X, as in ps1's classic mistake."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    N = X.shape[1]
+    scores = K.T @ Q / np.sqrt(X.shape[0])
+    attentions = _softmax_cols(np.where(np.triu(np.ones((N, N), dtype=bool)), scores, -np.inf))
+    return V @ attentions, attentions
 
 
 @entry("ps5_masked_attention")
