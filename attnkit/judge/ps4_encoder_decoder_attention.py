@@ -48,7 +48,7 @@ SCORES_1D = Requirement(
     "you keep half the point")
 NUMPY_ONLY = Requirement(
     "scipy used", raised_on_audit("scipy"),
-    "the weights are right, but the function needs scipy ({found}); section 3 asks for "
+    "the weights are right, but the function needs scipy: {found}. Section 3 asks for "
     "get_attention_weights \"with numpy only (no scipy)\": write the softmax with np.exp "
     "and np.sum: you keep half the point", audit=audit_case)
 

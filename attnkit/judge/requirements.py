@@ -81,8 +81,7 @@ def raised_on_audit(word: str) -> Callable[[list[Any], list[Case], list[dict]], 
     def broken(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
         for value, case in zip(got, cases, strict=True):
             if case.args.get("audit") and isinstance(value, Raised) and word in value.message:
-                return (f"with {word} unavailable, on {case.name}, your code raised "
-                        f"{value.message[:200]}")
+                return f"with {word} unavailable it raised {value.message[:200]}"
         return None
     return broken
 
