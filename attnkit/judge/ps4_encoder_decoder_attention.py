@@ -125,21 +125,21 @@ CHECKS = by_id(
     Check(P["ps4_split_heads"], lambda a: ref.split_heads(a["W"], a["n"]),
           wrong=(
             Wrong("reshape without transpose", _split_reshape,
-                  "W.reshape(n, rows, -1) does not cut W into column blocks: reshape reads the "
+                  "W.reshape(h, rows, -1) does not cut W into column blocks: reshape reads the "
                   "entries row by row. For '{case}', head i takes the {block} consecutive "
                   "columns i*{block} to (i+1)*{block}: W[:, i*k:(i+1)*k] with k = {cols}/{n}, or "
-                  "np.split(W, n, axis=1)"),
+                  "np.split(W, h, axis=1)"),
             Wrong("split along rows", lambda a: np.split(a["W"], a["n"]),
-                  "np.split(W, n) cuts along the rows (axis 0) by default; the heads take blocks "
-                  "of columns: np.split(W, n, axis=1)"),
+                  "np.split(W, h) cuts along the rows (axis 0) by default; the heads take blocks "
+                  "of columns: np.split(W, h, axis=1)"),
             Wrong("blocks counted by their width",
                   lambda a: [a["W"][:, i * b:(i + 1) * b] for b in [a["W"].shape[1] // a["n"]]
                              for i in range(b)],
                   "you made one block per column of a block, range(d) with d = {cols}/{n} = "
-                  "{block}, instead of one per head, range(n): on '{case}' that gives {block} "
-                  "blocks, not {n}. Loop over the heads: [W[:, i*d:(i+1)*d] for i in range(n)]"),
+                  "{block}, instead of one per head, range(h): on '{case}' that gives {block} "
+                  "blocks, not {n}. Loop over the heads: [W[:, i*d:(i+1)*d] for i in range(h)]"),
             Wrong("strided columns", lambda a: [a["W"][:, i::a["n"]] for i in range(a["n"])],
-                  "W[:, i::n] takes every n-th column; head i takes {block} consecutive columns, "
+                  "W[:, i::h] takes every h-th column; head i takes {block} consecutive columns, "
                   "W[:, i*{block}:(i+1)*{block}] (for '{case}')"),
           ),
           label="split"),

@@ -261,7 +261,7 @@ def split_heads_strided(W, n):
     return [W[:, i::n] for i in range(n)]
 
 
-@entry("ps4_split_heads", wrong="blocks counted by their width", says=("range(n)",))
+@entry("ps4_split_heads", wrong="blocks counted by their width", says=("range(h)",))
 def split_heads_range_of_width(W, n):
     """range(d) with d the block width: the right number of blocks only when d = n."""
     d = W.shape[1] // n
