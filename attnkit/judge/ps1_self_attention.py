@@ -41,6 +41,12 @@ LOOP_COLUMNS = Requirement(
     "D x 1 column\", like the inputs in all_x (a 1-D array of shape (D,) is not a column): "
     "you keep half the points")
 
+def _float_of_column_product(a: Args) -> float:
+    """UDL's float(k.T @ q) on D x 1 columns (a TypeError since numpy 2)."""
+    k = q = a["all_x"][0]
+    return float(k.T @ q)
+
+
 def _row_maxima(a: Args) -> np.ndarray:
     """Row maxima without keepdims, broadcast along the columns (square matrices only)."""
     e = np.exp(a["data_in"] - np.max(a["data_in"], axis=1))
@@ -64,6 +70,10 @@ CHECKS = by_id(
                   "this part is the unscaled attention of eqs. 12.2-12.5: do not divide the dot "
                   "products by sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}"),
             *udl_common(loop_variant),
+            Wrong("float of a 1 x 1 array", _float_of_column_product,
+                  "float(k.T @ q) raised TypeError: k.T @ q is a 1 x 1 array, not a number, and "
+                  "numpy 2 converts only 0-dimensional arrays with float(). Take its number with "
+                  "(k.T @ q).item(), as section 2 says"),
           ),
           require=(LOOP_COLUMNS,),
           label="loop"),

@@ -121,6 +121,20 @@ def self_attention_loop_flat_outputs(all_x, omega_v, omega_q, omega_k, beta_v, b
     return outputs
 
 
+@entry("ps1_self_attention_loop", wrong="float of a 1 x 1 array", says=(".item()",))
+def self_attention_loop_udl_float(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """UDL's float(k.T @ q) for each dot product."""
+    queries = [beta_q + omega_q @ x for x in all_x]
+    keys = [beta_k + omega_k @ x for x in all_x]
+    values = [beta_v + omega_v @ x for x in all_x]
+    outputs = []
+    for q in queries:
+        scores = np.array([float(k.T @ q) for k in keys])
+        weights = np.exp(scores - scores.max())
+        outputs.append(sum(w * v for w, v in zip(weights / weights.sum(), values)))
+    return outputs
+
+
 @entry("ps1_self_attention_loop", wrong="keys and queries swapped", says=("K^T Q",))
 def self_attention_loop_query_dot_key(all_x, omega_v, omega_q, omega_k, beta_v, beta_q,
                                       beta_k):
