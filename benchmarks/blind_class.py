@@ -11,7 +11,8 @@ figures of ``tests/data/blind/class1_before``:
 * bugs charged at their own cell, only at another cell, more than once, nowhere (a
   downstream cell already losing points for a bug of its own is "masked", not counted);
 * hints naming the mistake: the own cell's hint matches the bug's pattern in ``NAMES``
-  (what a hint must say to name that mistake, written once per bug).
+  (what a hint must say to name that mistake, written once per bug);
+* cells whose visible test failed although the hidden check gave full points.
 
     .venv/bin/python benchmarks/blind_class.py [--out tests/data/blind/class1_after] [--keep DIR]
 
@@ -70,7 +71,7 @@ NAMES = {  # (student, function) -> what the own cell's hint says when it names 
     ("blind1_s6", "SelfAttention.__init__"): r"np\.random\.rand",
     ("blind1_s6", "get_context_vector"): r"broadcasts",
     ("blind1_s6", "concat_shape"): r"concat_shape: \(4, 4\) is the weight blocks",
-    ("blind1_s6", "split_heads"): r"range\(n\)",
+    ("blind1_s6", "split_heads"): r"range\(h\)",
     ("blind1_s6", "causal_mask"): r"boolean",
     ("blind1_s6", "masked_softmax_cols"): r"softmax of every score",
     ("blind1_s6", "equivariance_gaps"): r"permuted X \+ Pi",
@@ -147,9 +148,11 @@ def read_cells(course: Path) -> dict[tuple[str, str, str], dict]:
                         continue
                     grade = gb.find_grade(meta["grade_id"], ps, ps, student)
                     verdict = cell.metadata.get(VERDICT, {})
+                    errors = [o.get("text", "").strip()[:200] for o in cell.get("outputs", [])
+                              if o.get("text", "").startswith("visible test:")]
                     out[(student, ps, meta["grade_id"])] = {
                         "score": grade.score, "max": grade.max_score,
-                        "hint": verdict.get("message", "")}
+                        "hint": verdict.get("message", ""), "visible_error": errors}
     return out
 
 
@@ -175,6 +178,8 @@ def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict
     marked_down = [f"{s}/{ps}/{c} {v['score']:g}/{v['max']:g}: {v['hint'][:120]}"
                    for (s, ps, c), v in sorted(cells.items())
                    if s not in buggy and v["score"] < v["max"]]
+    contradictions = [f"{s}/{ps}/{c}: {v['visible_error'][0]}" for (s, ps, c), v
+                      in sorted(cells.items()) if v["visible_error"] and v["score"] == v["max"]]
     n = len(rows)
     named = sum(r["hint_names_mistake"] for r in rows)
     return {
@@ -190,6 +195,7 @@ def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict
                             if not r["charged_at_own"] and not r["charged_downstream"]],
         "hints_naming_mistake": named,
         "hints_naming_mistake_pct": round(100 * named / n, 1),
+        "visible_test_failed_with_full_points": contradictions,
         "bugs": rows,
     }
 
@@ -206,6 +212,9 @@ def table(f: dict) -> str:
         f"- Charged nowhere: **{len(f['charged_nowhere'])}**: " + ", ".join(f["charged_nowhere"]),
         f"- Hints naming the mistake (own cell): **{f['hints_naming_mistake']} / "
         f"{f['code_bugs']} = {f['hints_naming_mistake_pct']} %**",
+        f"- Visible test failed where the hidden check gave full points: "
+        f"{len(f['visible_test_failed_with_full_points'])}"
+        + "".join(f"\n  - {c}" for c in f["visible_test_failed_with_full_points"]),
         "", "| bug | own cell | score | charged downstream | hint names it | hint |",
         "|---|---|---|---|---|---|"]
     for r in f["bugs"]:
@@ -225,21 +234,28 @@ def main() -> None:
     parser.add_argument("--salt", default=CLASS1_SALT, help="the course's grading salt")
     parser.add_argument("--tree", type=Path, default=REPO,
                         help="the source/ and config to grade with (the kit is what imports)")
+    parser.add_argument("--graded", type=Path, help="read a course graded before, no grading")
     args = parser.parse_args()
-    course = args.keep or Path(tempfile.mkdtemp(prefix="attnkit-blind-", dir="/var/tmp"))
+    course = args.graded or args.keep or Path(tempfile.mkdtemp(prefix="attnkit-blind-",
+                                                               dir="/var/tmp"))
     course.mkdir(parents=True, exist_ok=True)
     try:
-        grade_class(args.blind, course, args.tree, args.salt)
+        if not args.graded:
+            grade_class(args.blind, course, args.tree, args.salt)
         f = figures(json.loads((args.blind / "labels.json").read_text()), read_cells(course))
     finally:
-        if not args.keep:
+        if not (args.keep or args.graded):
             shutil.rmtree(course, ignore_errors=True)
     text = table(f)
     print(text)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "figures.json").write_text(json.dumps(f, indent=1) + "\n")
-        (args.out / "table.md").write_text(f"# {args.blind.name} graded by this tree\n\n" + text)
+        (args.out / "table.md").write_text(
+            f"# {args.blind.name} graded by benchmarks/blind_class.py\n\n"
+            f"`benchmarks/blind_class.py --out {args.out.name}` with class1_before's grading "
+            "salt. Figures as in class1_before/table.md; a hint names the mistake when the own "
+            "cell's hint matches the bug's pattern in the script's `NAMES`.\n\n" + text)
 
 
 if __name__ == "__main__":
