@@ -209,8 +209,8 @@ W_O_shape = (4, 4)
         "splits heads with a reshape, scales by the token size instead of d_k",
         code={
             "ps4_split_heads_code": """\
-def split_heads(W, n):
-    return list(W.reshape(n, W.shape[0], W.shape[1] // n))
+def split_heads(W, h):
+    return list(W.reshape(h, W.shape[0], W.shape[1] // h))
 """,
             "ps4_single_query_code": """\
 def single_query_attention(query_token, tokens, W_Q, W_K, W_V):
