@@ -78,7 +78,9 @@ def test_every_known_misconception_has_a_student_implementation():
     declared = {(c, n) for e in ENTRIES for c, m in e.expect.items() if m
                 for n in _expected_names(m)}
     declared_names = {n for _, n in declared}
-    missing = sorted({w.name for c in checks().values() for w in c.wrong} - declared_names)
+    known = ({w.name for c in checks().values() for w in c.wrong}
+             | {r.name for c in checks().values() for r in c.require})
+    missing = sorted(known - declared_names)
     assert not missing, f"misconceptions without a student implementation: {missing}"
     for check, c in checks().items():
         if c.wrong:
