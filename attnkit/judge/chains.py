@@ -70,6 +70,12 @@ def _two_heads(a: Args, call: Call) -> np.ndarray:
     return _heads(a["X"], heads, a["omega_c"], call)
 
 
+def _general(a: Args, call: Call) -> np.ndarray | list[np.ndarray]:
+    """On a ``twice`` case the probe calls the function twice with the same heads."""
+    out = _heads(a["X"], a["heads"], a["omega_c"], call)
+    return [out, _heads(a["X"], a["heads"], a["omega_c"], call)] if a.get("twice") else out
+
+
 def _forward(a: Args, call: Call) -> np.ndarray:
     x = a["x"]  # (n, dims), tokens in rows
     Q, K, V = x @ a["W_q"], x @ a["W_k"], x @ a["W_v"]  # (n, dims) each
@@ -125,8 +131,7 @@ CHAINS: dict[str, Chain] = {c.check: c for c in (
     Chain("ps1_scaled_attention", {"softmax_cols": "ps1_softmax_cols"},
           lambda a, call: _attention(a, call, scaled=True)),
     Chain("ps2_multihead_scaled", {"single_head_attention": "ps2_single_head"}, _two_heads),
-    Chain("ps2_multihead_general", {"single_head_attention": "ps2_single_head"},
-          lambda a, call: _heads(a["X"], a["heads"], a["omega_c"], call)),
+    Chain("ps2_multihead_general", {"single_head_attention": "ps2_single_head"}, _general),
     Chain("ps3_forward", {"softmax": "ps3_softmax"}, _forward),
     Chain("ps4_single_query", {"get_scores": "ps4_get_scores", "scale_scores":
                                "ps4_scale_scores", "get_attention_weights":
