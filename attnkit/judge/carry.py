@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from attnkit.judge.chains import CHAINS, Chain
-from attnkit.judge.verdicts import Verdict, decode, same
+from attnkit.judge.verdicts import Verdict, decode, drawn_cases, same
 from attnkit.kernel.cases import Args, Case
 
 MISCONCEPTION = "follow-through"
@@ -231,11 +231,7 @@ def _carried(check_id: str, seed: int, records: list, points: float,
         raise Refused("no helper of this cell lost points at its own cell")
     check = checks()[check_id]
     close = partial(same, rtol=check.rtol, atol=check.atol)
-    state = np.random.get_state()
-    try:
-        cases = check.probe.cases(seed)
-    finally:
-        np.random.set_state(state)
+    cases = drawn_cases(check, seed)
     if len(records) != len(cases):
         raise Refused("not every case ran")
     used = [c for case, record in zip(cases, records, strict=True)

@@ -248,6 +248,15 @@ def _one_call(records: list, check_id: str, seed: int) -> bool:
                     for i, r in enumerate(records)))
 
 
+def drawn_cases(check: Check, seed: int) -> list[Case]:
+    """The check's cases for ``seed``; numpy's global random state is left as it was."""
+    state = np.random.get_state()
+    try:
+        return check.probe.cases(seed)
+    finally:
+        np.random.set_state(state)
+
+
 def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdict:
     """Score one graded cell from the probe records its execution displayed.
 
@@ -262,11 +271,7 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
 
     check = checks()[check_id]
     close = partial(same, rtol=check.rtol, atol=check.atol)
-    state = np.random.get_state()
-    try:
-        cases = check.probe.cases(seed)
-    finally:
-        np.random.set_state(state)
+    cases = drawn_cases(check, seed)
     records = list(records) if isinstance(records, (list, tuple)) else []
     if not records:
         return Verdict(check_id, 0.0, points, "the hidden check did not run: make sure the "
