@@ -113,6 +113,9 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties,
     CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
 ]
+# Follow-through: a cell right given the student's own (wrong) helpers keeps this fraction of
+# its points, the helper's mistake charged once, at the helper (docs/grading.md); 0 turns it off.
+c.JudgeProbes.follow_through = 1.0
 
 # Feedback: never show hidden test source, nor the TAs' mark schemes.
 c.GenerateFeedback.preprocessors = [

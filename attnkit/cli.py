@@ -23,6 +23,7 @@ from attnkit.report import export
 from attnkit.review import regrades, similarity
 from attnkit.serve import service as serve
 from attnkit.serve import status as serve_status
+from attnkit.written import transfer
 
 console = Console(width=max(shutil.get_terminal_size().columns, 132))  # the grade table fits
 
@@ -110,8 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     report.add_arguments(rep)
     rep.set_defaults(func=report.main)
     exp = sub.add_parser("export", help="export grades as CSV: per question, or for Canvas/Moodle")
-    regrades.add_export_arguments(export.add_arguments(exp))
+    kinds = export.add_arguments(exp)
+    regrades.add_export_arguments(kinds)
+    transfer.add_export_arguments(kinds)
     exp.set_defaults(func=export.main)
+    imp = sub.add_parser("import", help="read grades back from CSV: written answers")
+    transfer.add_import_arguments(imp)
     sim = sub.add_parser("similarity", help="flag pairs of students with similar code")
     similarity.add_arguments(sim)
     sim.set_defaults(func=similarity.main)

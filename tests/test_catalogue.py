@@ -78,7 +78,9 @@ def test_every_known_misconception_has_a_student_implementation():
     declared = {(c, n) for e in ENTRIES for c, m in e.expect.items() if m
                 for n in _expected_names(m)}
     declared_names = {n for _, n in declared}
-    missing = sorted({w.name for c in checks().values() for w in c.wrong} - declared_names)
+    known = ({w.name for c in checks().values() for w in c.wrong}
+             | {r.name for c in checks().values() for r in c.require})
+    missing = sorted(known - declared_names)
     assert not missing, f"misconceptions without a student implementation: {missing}"
     for check, c in checks().items():
         if c.wrong:
@@ -152,6 +154,8 @@ def test_kill_matrix_command_meets_both_goals():
     caught = re.search(r"misconceptions caught: (\d+)/(\d+) \(100%\)", result.stdout)
     assert caught and caught.group(1) == caught.group(2), result.stdout[-2000:]
     assert re.search(r"correct solutions wrongly marked down: 0/\d+", result.stdout)
+    once = re.search(r"charged once: (\d+)/(\d+) call chains", result.stdout)
+    assert once and once.group(1) == once.group(2) and int(once.group(2)) >= 14, result.stdout
     for assignment in assignments():
         assert f"{assignment}: score fraction per graded cell" in result.stdout
 
@@ -168,7 +172,7 @@ def test_kill_matrix_fails_when_a_goal_is_missed(tmp_path, capsys):
         "@entry('ps1_softmax')\n"
         "def softmax_declared_right_but_naive(items_in):\n"
         "    return np.exp(items_in) / np.sum(np.exp(items_in))\n")
-    assert main(["--catalogue", str(tmp_path), "--seeds", "0", "--plain"]) == 1
+    assert main(["--catalogue", str(tmp_path), "--seeds", "0", "--plain", "--no-chains"]) == 1
     out = capsys.readouterr().out
     assert "misconceptions caught: 0/1 (0%)" in out
     assert "correct solutions wrongly marked down: 1/1" in out

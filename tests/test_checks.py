@@ -253,7 +253,8 @@ def test_known_mistake_keeps_its_credit():
 
 def test_unnamed_overflow_on_large_logits_only_keeps_half():
     outputs = expected("ps4_attention_weights")
-    outputs[-1] = np.full_like(outputs[-1], np.inf)  # inf, not the naive variant's nan
+    large = next(i for i, c in enumerate(checks()["ps4_attention_weights"].cases(SEED)) if c.large)
+    outputs[large] = np.full_like(outputs[large], np.inf)  # inf, not the naive variant's nan
     v = judge("ps4_attention_weights", SEED, value_records("ps4_attention_weights", outputs), 1.0)
     assert v.misconception == "overflow" and v.score == 0.5
 
@@ -368,3 +369,39 @@ def test_describe_gives_sizes_and_roots():
     facts = describe(case)
     assert (facts["D"], facts["N"], facts["H"], facts["Dq"]) == (8, 6, 2, 4)
     assert facts["sqrt_D"] == f"{math.sqrt(8):.4g}" and facts["sqrt_Dq"] == "2"
+
+
+# ------------------------------------------------------------------ stated requirements
+
+
+def test_the_numpy_only_case_hides_scipy_for_its_call_only():
+    """scipy bound in the notebook's globals is refused during the audit case, then restored."""
+    import sys
+
+    from scipy.special import softmax as scipy_softmax
+
+    notebook = {"np": np, "softmax": scipy_softmax}
+    exec("def get_attention_weights(scores):\n    return softmax(scores)\n", notebook)
+    v = judge("ps4_attention_weights", SEED,
+              records("ps4_attention_weights", notebook["get_attention_weights"]), 1.0)
+    assert v.misconception == "scipy used" and v.score == 0.5, v.message
+    assert "numpy only (no scipy)" in v.message
+    assert notebook["softmax"] is scipy_softmax and sys.modules["scipy.special"] is not None
+
+
+def test_a_broken_requirement_and_wrong_values_are_both_named():
+    def float_mask_without_diagonal(N):
+        return np.triu(np.ones((N, N)), k=1)
+    v = judge("ps5_causal_mask", SEED, records("ps5_causal_mask", float_mask_without_diagonal),
+              1.0)
+    assert v.misconception == "diagonal masked; mask not boolean" and v.score == 0.0
+    assert "Also:" in v.message and "boolean" in v.message
+
+
+def test_shapes_are_judged_on_right_values_only():
+    """A wrong answer of another shape hears about its values, not about the column shape."""
+    def wrong_flat_outputs(all_x, *params):
+        return [np.zeros(len(x)) for x in all_x]
+    v = judge("ps1_self_attention_loop", SEED,
+              records("ps1_self_attention_loop", wrong_flat_outputs), 2.0)
+    assert v.misconception == "values differ", v.message

@@ -263,7 +263,7 @@ def _term(browser, hub: HubSite, correct: str, mistaken: str, done) -> None:
             page.mouse.move(0, 0)
             save_screenshot(page, "hub-feedback.png")
         else:
-            assert "subtract the maximum" in text, text[:3000]
+            assert "subtract the largest score" in text.lower(), text[:3000]
         other = correct if student == mistaken else mistaken
         assert other not in text, f"{student}'s feedback names {other}"
         page.context.close()

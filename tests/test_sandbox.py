@@ -147,8 +147,8 @@ def test_runs_probe_but_not_reference(box: BlockingKernelClient) -> None:
                    "attnkit.judge.misconceptions", "attnkit.dev.catalogue"):
         assert value(box, f"fails(lambda: __import__({module!r}))") == "ModuleNotFoundError"
     loaded = value(box, "sorted(m for m in sys.modules if m.startswith('attnkit'))")
-    assert loaded == ["attnkit", "attnkit.kernel", "attnkit.kernel.cases", "attnkit.kernel.probe",
-                      "attnkit.outstream", "attnkit.probe"]
+    assert loaded == ["attnkit", "attnkit.kernel", "attnkit.kernel.carry", "attnkit.kernel.cases",
+                      "attnkit.kernel.probe", "attnkit.outstream", "attnkit.probe"]
 
 
 def test_environment_and_limits(box: BlockingKernelClient) -> None:

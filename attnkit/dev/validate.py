@@ -13,8 +13,10 @@ implementation does not target the cell). Then the two headline figures:
 * correct solutions marked down: correct implementations that lost any point
   on any seed (goal 0).
 
-It exits 1 if either goal is missed. Options: ``--seeds 0 1 2``, ``--verbose``
-(every verdict's message), ``--plain`` (no colours).
+Last, the "charged once" table of every call chain (``attnkit.dev.charged``): a wrong
+helper under a right caller must lose points at the helper only. It exits 1 if any goal is
+missed. Options: ``--seeds 0 1 2``, ``--verbose``
+(every verdict's message), ``--plain`` (no colours), ``--no-chains`` (no charged-once table).
 
 Catalogue modules register implementations with ``entry`` / ``values`` below;
 they never import the kit's reference or variants.
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import attnkit.dev.catalogue
+from attnkit.dev import charged
 from attnkit.judge import registry
 from attnkit.judge.verdicts import Verdict, judge
 from attnkit.kernel.probe import records
@@ -185,11 +188,10 @@ def _short(check: str) -> str:
 
 def report(outcomes: list[Outcome], seeds: list[int], *, verbose: bool = False,
            plain: bool = False) -> Summary:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(no_color=plain, highlight=False, width=max(Console().width, 150))
+    console = _console(plain)
     by_entry: dict[str, dict[str, Outcome]] = {}
     for o in outcomes:
         by_entry.setdefault(o.entry.name, {})[o.check] = o
@@ -250,10 +252,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE)
     parser.add_argument("--verbose", action="store_true", help="print every verdict")
     parser.add_argument("--plain", action="store_true", help="no colours")
+    parser.add_argument("--no-chains", action="store_true",
+                        help="leave out the charged-once table of the call chains")
     args = parser.parse_args(argv)
     outcomes = evaluate(load_catalogue(args.catalogue), args.seeds)
     summary = report(outcomes, args.seeds, verbose=args.verbose, plain=args.plain)
-    return 0 if summary.passed else 1
+    once = args.no_chains or charged.report(charged.evaluate(tuple(args.seeds[:2])),
+                                            _console(args.plain), verbose=args.verbose)
+    return 0 if summary.passed and once else 1
+
+
+def _console(plain: bool) -> Any:
+    from rich.console import Console
+
+    return Console(no_color=plain, highlight=False, width=max(Console().width, 150))
 
 
 if __name__ == "__main__":

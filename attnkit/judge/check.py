@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from attnkit.judge.misconceptions import Wrong
+from attnkit.judge.requirements import Requirement
 from attnkit.kernel.cases import Args, Case, Probe
 
 
@@ -21,7 +22,8 @@ class Check:
     case by case (independent questions). ``statistical(output, args)`` replaces the
     reference for random outputs: it returns what is wrong, or None. An answer is right
     when it is within ``rtol`` plus ``atol`` x (1 + the largest |expected| entry).
-    ``label`` heads the check's column in the kill matrix.
+    ``label`` heads the check's column in the kill matrix; ``require`` the requirements
+    the cell states beyond the values (shapes, dtypes, libraries), checked on the records.
     """
 
     probe: Probe
@@ -32,6 +34,7 @@ class Check:
     rtol: float = 1e-4
     atol: float = 1e-6
     label: str = ""
+    require: tuple[Requirement, ...] = ()
 
     @property
     def id(self) -> str:

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from attnkit.judge import reference as ref
+from attnkit.judge.wrong import Raised, Wrong, run_variant, variant
 from attnkit.kernel.cases import Args, Case
+
+__all__ = ["GENERIC", "Raised", "Wrong", "run_variant", "variant"]  # and the maths below
 
 # Names of the explanations that come from invariants rather than from a variant.
 GENERIC = {
@@ -38,50 +40,6 @@ GENERIC = {
     "statistics": "random weights with the wrong distribution",
     "values differ": "right shape, wrong numbers",
 }
-
-
-class Raised:
-    """Stands for an exception where a result was expected (student or variant)."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"Raised({self.message!r})"
-
-
-class _Facts(dict):
-    def __missing__(self, key: str) -> str:
-        return "?"
-
-
-@dataclass(frozen=True)
-class Wrong:
-    """One misconception of one check.
-
-    ``fn`` returns what the mistake gives on a case's arguments (or raises
-    where the mistake crashes). For per-case checks it may return None for
-    cases it says nothing about. Statistical checks, whose outputs are random,
-    use ``test(output, args)`` instead.
-    """
-
-    name: str
-    fn: Callable[[Args], Any] | None
-    hint: str
-    credit: float = 0.0  # fraction of the cell's points this mistake keeps
-    test: Callable[[Any, Args], bool] | None = None
-
-    def message(self, facts: dict) -> str:
-        return self.hint.format_map(_Facts(facts))
-
-
-def run_variant(fn: Callable[[Args], Any], args: Args) -> Any:
-    """A variant's output on one case, ``Raised`` where it raises."""
-    with np.errstate(all="ignore"):
-        try:
-            return fn(args)
-        except Exception as error:  # noqa: BLE001 - a crash is what some mistakes give
-            return Raised(f"{type(error).__name__}: {error}")
 
 
 # ------------------------------------------------------------------ facts for hints
@@ -168,6 +126,20 @@ def naive_softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def one_max_softmax(z: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Shifted by one maximum for the whole matrix: lines far below it underflow to 0/0."""
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max())
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_of(stable: bool | str) -> Callable[..., np.ndarray]:
+    """The softmax a variant uses: stable (per line), naive, or "one max" for the matrix."""
+    if stable == "one max":
+        return one_max_softmax
+    return ref.softmax if stable else naive_softmax
+
+
 def global_softmax(z: np.ndarray) -> np.ndarray:
     """Normalised over every entry at once."""
     z = np.asarray(z, dtype=float)
@@ -175,9 +147,10 @@ def global_softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-def _divisor(scale: str, *, D: int, Dq: int, N: int) -> float:
+def divisor(scale: str, *, D: int, Dq: int, N: int) -> float:
     return {"none": 1.0, "sqrt_Dq": math.sqrt(Dq), "sqrt_D": math.sqrt(D), "D": float(D),
-            "Dq": float(Dq), "sqrt_N": math.sqrt(N), "two": 2.0}[scale]
+            "Dq": float(Dq), "sqrt_N": math.sqrt(N), "two": 2.0,
+            "sqrt_half_D": math.sqrt(D / 2)}[scale]
 
 
 Swap = tuple[str, str, bool]  # (role, matrix used instead, bias swapped too)
@@ -209,16 +182,16 @@ def projections(a: Args, biases: str = "qkv", swap: Swap | None = None
 
 
 def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str = "KtQ",
-                      biases: str = "qkv", values: str = "V", stable: bool = True,
+                      biases: str = "qkv", values: str = "V", stable: bool | str = True,
                       after: bool = False, swap: Swap | None = None
                       ) -> tuple[np.ndarray, np.ndarray]:
     """UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
     X = a["X"]
     Q, K, V = projections(a, biases, swap)
     S = K.T @ Q if order == "KtQ" else Q.T @ K
-    divisor = _divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1])
-    soft = ref.softmax if stable else naive_softmax
-    A = soft(S, axis=axis) / divisor if after else soft(S / divisor, axis=axis)
+    by = divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1])
+    soft = softmax_of(stable)
+    A = soft(S, axis=axis) / by if after else soft(S / by, axis=axis)
     return (X if values == "X" else V) @ A, A
 
 
@@ -228,15 +201,27 @@ def loop_variant(a: Args, **kw: Any) -> list[np.ndarray]:
     return [X_prime[:, [n]] for n in range(X_prime.shape[1])]
 
 
+QKV_ORDER = {"omega_v": "omega_q", "omega_q": "omega_k", "omega_k": "omega_v",
+             "beta_v": "beta_q", "beta_q": "beta_k", "beta_k": "beta_v"}  # v, q, k <- q, k, v
+
+
 def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
                       scale: str = "sqrt_Dq", reverse: bool = False, mix: str = "all",
-                      concat: str = "rows", stable: bool = True) -> np.ndarray:
-    """Multihead attention (eqs. 12.10-12.11) with one thing done wrong."""
-    outs = [attention_variant({"X": X, **h}, scale=scale, stable=stable)[0] for h in heads]
+                      concat: str = "rows", stable: bool | str = True, count: int | None = None,
+                      order: str = "vqk") -> np.ndarray:
+    """Multihead attention (eqs. 12.10-12.11) with one thing done wrong: ``count`` heads
+    only (heads[0] ... heads[count - 1], IndexError past the end), each head's matrices
+    passed in the ``order`` q, k, v to a v, q, k signature."""
+    used = [heads[h] for h in range(count)] if count else heads
+    if order == "qkv":
+        used = [{k: h[QKV_ORDER[k]] for k in QKV_ORDER} for h in used]
+    outs = [attention_variant({"X": X, **h}, scale=scale, stable=stable)[0] for h in used]
     if reverse:
         outs = outs[::-1]
     if concat == "cols":  # side by side, then reshaped to D x N
         stacked = np.hstack(outs).reshape(sum(o.shape[0] for o in outs), X.shape[1])
+    elif concat == "side":  # side by side: D/H x HN
+        stacked = np.hstack(outs)
     else:
         stacked = np.vstack(outs)
     if mix == "none":
@@ -250,7 +235,7 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
 
 
 def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str = "QKt",
-                  output: bool = True, values: str = "V", stable: bool = True,
+                  output: bool = True, values: str = "V", stable: bool | str = True,
                   after: bool = False, transposed: bool = False,
                   swap: Swap | None = None) -> np.ndarray:
     """The exam's layer (tokens in rows) with one thing done wrong."""
@@ -264,10 +249,10 @@ def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str
         return x @ (W.T if transposed else W)
 
     Q, K, V = project("q"), project("k"), project("v")
-    S = Q @ K.T if order == "QKt" else K @ Q.T
-    divisor = _divisor(scale, D=a["W_q"].shape[0], Dq=a["W_q"].shape[0], N=x.shape[0])
-    soft = ref.softmax if stable else naive_softmax
-    A = soft(S, axis=axis) / divisor if after else soft(S / divisor, axis=axis)
+    S = {"QKt": lambda: Q @ K.T, "KQt": lambda: K @ Q.T, "QK": lambda: Q @ K}[order]()
+    by = divisor(scale, D=a["W_q"].shape[0], Dq=a["W_q"].shape[0], N=x.shape[0])
+    soft = softmax_of(stable)
+    A = soft(S, axis=axis) / by if after else soft(S / by, axis=axis)
     out = A @ (x if values == "x" else V)
     if not output:
         return out
@@ -284,8 +269,8 @@ def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable:
         matrix[swap[0]] = swap[1]
     q = a["query_token"] @ W[matrix["q"]]
     K, V = tokens @ W[matrix["k"]], tokens @ W[matrix["v"]]
-    divisor = _divisor(scale, D=tokens.shape[1], Dq=K.shape[1], N=tokens.shape[0])
-    weights = (ref.softmax if stable else naive_softmax)(K @ q / divisor)
+    by = divisor(scale, D=tokens.shape[1], Dq=K.shape[1], N=tokens.shape[0])
+    weights = (ref.softmax if stable else naive_softmax)(K @ q / by)
     return weights, weights @ (tokens if values == "tokens" else V)
 
 
@@ -325,6 +310,13 @@ OVERFLOW = ("on {case} the scores reach {smax}: np.exp overflows to inf and inf 
              "nan. Use a softmax that subtracts the maximum first (softmax(z) = "
              "softmax(z - max z), so nothing else changes): you keep half the points")
 
+ONE_MAX_COLS = ("your result matches a softmax shifted by one maximum for the whole matrix "
+                "(np.max(scores) with no axis): where a column sits far below that maximum "
+                "(large scores), np.exp underflows to 0 in every entry of it and 0 / 0 = nan. "
+                "Subtract each column's own maximum, np.max(scores, axis=0, keepdims=True): you "
+                "keep half the points")
+ONE_MAX_ROWS = ONE_MAX_COLS.replace("column", "row").replace("axis=0", "axis=-1")
+
 SCALE_UDL = {
     "none": "your attention is not scaled: divide K^T Q by sqrt(D_q) before the softmax "
             "(eq. 12.9); for '{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}",
@@ -343,7 +335,8 @@ SCALE_UDL = {
            "arguments (np.sqrt(Q.shape[0]))",
 }
 SCALE_NAMES = {"none": "no scaling", "sqrt_D": "scale sqrt(D)", "D": "scale D",
-                "Dq": "no square root", "sqrt_N": "scale sqrt(N)", "two": "scale fixed at 2"}
+                "Dq": "no square root", "sqrt_N": "scale sqrt(N)", "two": "scale fixed at 2",
+                "sqrt_half_D": "scale sqrt(D/2)"}
 
 
 AFTER_UDL = ("you divided after the softmax, so each column of weights sums to 1/sqrt(D_q) = "
@@ -351,36 +344,38 @@ AFTER_UDL = ("you divided after the softmax, so each column of weights sums to 1
               "before the softmax (eq. 12.9)")
 
 
-def udl_common(variant: Callable[..., Any]) -> list[Wrong]:
+def udl_common(family: Callable[..., Any]) -> list[Wrong]:
     """Mistakes any UDL attention function can make (tokens in columns)."""
     return [
-        Wrong("softmax over rows", lambda a: variant(a, axis=1),
-              "each row of your N x N attention matrix sums to 1, but with tokens in columns "
-              "column n holds the weights of output n and must sum to 1: apply the softmax "
-              "down the columns (axis 0), as softmax_cols does"),
-        Wrong("keys and queries swapped", lambda a: variant(a, order="QtK"),
-              "you compared queries and keys the wrong way round: you computed Q^T K, whose "
-              "entry (m, n) is q_m . k_n, instead of K^T Q (eq. 12.8), whose entry (m, n) is "
-              "k_m . q_n: the weights of output n come from output n's query against every "
-              "input's key"),
-        Wrong("biases forgotten", lambda a: variant(a, biases=""),
-              "your result matches attention without the biases: the queries, keys and values "
-              "are beta_q + Omega_q X, beta_k + Omega_k X and beta_v + Omega_v X (eq. 12.6); "
-              "numpy adds the bias column to every column of Omega X"),
-        Wrong("value bias forgotten", lambda a: variant(a, biases="qk"),
-              "your result matches attention without beta_v: the values are "
-              "V = beta_v + Omega_v X (eq. 12.6)"),
-        Wrong("weighted sum of inputs", lambda a: variant(a, values="X"),
-              "your outputs are weighted sums of the inputs X; they must be weighted sums of "
-              "the values V = beta_v + Omega_v X (X' = V A, eqs. 12.7-12.8)"),
-        Wrong("unstable softmax", lambda a: variant(a, stable=False), OVERFLOW, credit=0.5),
-        *swaps(variant, "omega_{}", "beta_{}", "eq. 12.6"),
+        variant("softmax over rows", family,
+                "each row of your N x N attention matrix sums to 1, but with tokens in columns "
+                "column n holds the weights of output n and must sum to 1: apply the softmax "
+                "down the columns (axis 0), as softmax_cols does", axis=1),
+        variant("keys and queries swapped", family,
+                "you compared queries and keys the wrong way round: you computed Q^T K, whose "
+                "entry (m, n) is q_m . k_n, instead of K^T Q (eq. 12.8), whose entry (m, n) is "
+                "k_m . q_n: the weights of output n come from output n's query against every "
+                "input's key", order="QtK"),
+        variant("biases forgotten", family,
+                "your result matches attention without the biases: the queries, keys and "
+                "values are beta_q + Omega_q X, beta_k + Omega_k X and beta_v + Omega_v X "
+                "(eq. 12.6); numpy adds the bias column to every column of Omega X", biases=""),
+        variant("value bias forgotten", family,
+                "your result matches attention without beta_v: the values are "
+                "V = beta_v + Omega_v X (eq. 12.6)", biases="qk"),
+        variant("weighted sum of inputs", family,
+                "your outputs are weighted sums of the inputs X; they must be weighted sums of "
+                "the values V = beta_v + Omega_v X (X' = V A, eqs. 12.7-12.8)", values="X"),
+        variant("unstable softmax", family, OVERFLOW, 0.5, stable=False),
+        variant("one maximum for the whole matrix", family, ONE_MAX_COLS, 0.5,
+                stable="one max"),
+        *swaps(family, "omega_{}", "beta_{}", "eq. 12.6"),
     ]
 
 
-def scales(variant: Callable[..., Any], hints: dict[str, str]) -> list[Wrong]:
+def scales(family: Callable[..., Any], hints: dict[str, str]) -> list[Wrong]:
     """The wrong scale factors, one ``Wrong`` per entry of ``hints``."""
-    return [Wrong(SCALE_NAMES[scale], partial(variant, scale=scale), hint)
+    return [variant(SCALE_NAMES[scale], family, hint, scale=scale)
             for scale, hint in hints.items()]
 
 
@@ -388,6 +383,6 @@ def first(fn: Callable[..., tuple]) -> Callable[..., Any]:
     return lambda a, **kw: fn(a, **kw)[0]
 
 
-def scaled(variant: Callable[..., Any], scale: str) -> Callable[..., Any]:
-    return lambda a, **kw: variant(a, scale=scale, **kw)
+def scaled(family: Callable[..., Any], scale: str) -> Callable[..., Any]:
+    return partial(family, scale=scale)
 

@@ -8,6 +8,7 @@ from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, Written, by_id
 from attnkit.judge.misconceptions import (
     AFTER_UDL,
+    ONE_MAX_COLS,
     SCALE_UDL,
     UDL_PARAMS,
     Wrong,
@@ -15,11 +16,13 @@ from attnkit.judge.misconceptions import (
     global_softmax,
     loop_variant,
     naive_softmax,
+    one_max_softmax,
     scaled,
     scales,
     udl_attention,
     udl_common,
 )
+from attnkit.judge.requirements import Requirement, shape_is
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
@@ -30,6 +33,24 @@ def equivariance_variant(a: Args) -> bool:
     f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
     return bool(np.allclose(f(X[:, perm]), f(X)))
 
+
+
+LOOP_COLUMNS = Requirement(
+    "outputs not columns", shape_is(lambda c: (len(c.args["all_x"][0]), 1), "an output has shape"),
+    "the values are right, but {found}: section 2 asks for \"the list of the N outputs, each a "
+    "D x 1 column\", like the inputs in all_x (a 1-D array of shape (D,) is not a column): "
+    "you keep half the points")
+
+def _float_of_column_product(a: Args) -> float:
+    """UDL's float(k.T @ q) on D x 1 columns (a TypeError since numpy 2)."""
+    k = q = a["all_x"][0]
+    return float(k.T @ q)
+
+
+def _row_maxima(a: Args) -> np.ndarray:
+    """Row maxima without keepdims, broadcast along the columns (square matrices only)."""
+    e = np.exp(a["data_in"] - np.max(a["data_in"], axis=1))
+    return e / np.sum(e, axis=0)
 
 
 CHECKS = by_id(
@@ -49,7 +70,12 @@ CHECKS = by_id(
                   "this part is the unscaled attention of eqs. 12.2-12.5: do not divide the dot "
                   "products by sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}"),
             *udl_common(loop_variant),
+            Wrong("float of a 1 x 1 array", _float_of_column_product,
+                  "float(k.T @ q) raised TypeError: k.T @ q is a 1 x 1 array, not a number, and "
+                  "numpy 2 converts only 0-dimensional arrays with float(). Take its number with "
+                  "(k.T @ q).item(), as section 2 says"),
           ),
+          require=(LOOP_COLUMNS,),
           label="loop"),
     Check(P["ps1_softmax_cols"], lambda a: ref.softmax_cols(a["data_in"]),
           wrong=(
@@ -63,6 +89,13 @@ CHECKS = by_id(
                   "on {case} the largest entry is {zmax}: np.exp overflows to inf and inf / inf "
                   "gives nan. Subtract each column's maximum first (it changes nothing else): "
                   "you keep half the points", credit=0.5),
+            Wrong("one maximum for the whole matrix", lambda a: one_max_softmax(a["data_in"]),
+                  ONE_MAX_COLS, credit=0.5),
+            Wrong("row maxima without keepdims", _row_maxima,
+                  "you subtracted np.max(data_in, axis=1): the maximum of each row, a 1-D array "
+                  "that numpy lines up with the columns. On a square matrix it runs but shifts "
+                  "column n by row n's maximum; on {case} it raises ValueError. Take each "
+                  "column's maximum: np.max(data_in, axis=0, keepdims=True)"),
           ),
           label="cols"),
     Check(P["ps1_self_attention"], udl_attention(scaled=False),
@@ -129,18 +162,18 @@ def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta
     return X_prime, attentions
 """,
         },
-        expect={"ps1_softmax": 0.5, "ps1_self_attention_loop": 0.5,
-                "ps1_scaled_attention": 0.0},
+        # the loop overflows only through that softmax: follow-through, charged there
+        expect={"ps1_softmax": 0.5, "ps1_scaled_attention": 0.0},
     ),
     "dara": Sample(
-        "softmax_cols normalises rows, so both attention functions fail",
+        "softmax_cols normalises rows; both attention functions, right given it, keep their "
+        "points (follow-through)",
         code={"ps1_softmax_cols_code": """\
 def softmax_cols(data_in):
     e = np.exp(data_in - np.max(data_in))
     return e / e.sum(axis=1, keepdims=True)
 """},
-        expect={"ps1_softmax_cols": 0.0, "ps1_self_attention": 0.0,
-                "ps1_scaled_attention": 0.0},
+        expect={"ps1_softmax_cols": 0.0},
     ),
     "emil": Sample(
         "Q^T K instead of K^T Q; an equivariance check that always says yes",

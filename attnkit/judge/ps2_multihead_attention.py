@@ -9,6 +9,7 @@ import numpy as np
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, by_id
 from attnkit.judge.misconceptions import (
+    ONE_MAX_COLS,
     OVERFLOW,
     SCALE_UDL,
     UDL_PARAMS,
@@ -20,8 +21,10 @@ from attnkit.judge.misconceptions import (
     scales,
     udl_attention,
     udl_common,
+    variant,
 )
-from attnkit.kernel.cases import Args
+from attnkit.judge.requirements import Requirement
+from attnkit.kernel.cases import Args, Case
 from attnkit.kernel.ps2_multihead_attention import PROBES as P
 
 
@@ -39,8 +42,31 @@ def _mh(a: Args, **kw: Any) -> np.ndarray:
     return multihead_variant(a["X"], _two_heads(a), a["omega_c"], **kw)
 
 
-def _mh_general(a: Args, **kw: Any) -> np.ndarray:
-    return multihead_variant(a["X"], a["heads"], a["omega_c"], **kw)
+def _mh_general(a: Args, **kw: Any) -> Any:
+    return _twice(a, multihead_variant(a["X"], a["heads"], a["omega_c"], **kw))
+
+
+def _twice(a: Args, out: Any) -> Any:
+    """What a right function gives on a case: on a ``twice`` case, the same result twice."""
+    return [out, out] if a.get("twice") else out
+
+
+def _differs(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """The two calls of a ``twice`` case returned different results."""
+    for value, case in zip(got, cases, strict=True):
+        if case.args.get("twice") and isinstance(value, list) and len(value) == 2:
+            first, second = (np.asarray(v, dtype=float) for v in value)
+            if first.shape != second.shape or not np.allclose(first, second, equal_nan=True):
+                return f"on {case.name}, the second call returned other values than the first"
+    return None
+
+
+SAME_TWICE = Requirement(
+    "changes its arguments", _differs,
+    "the first call is right, but {found}: the first call changed something the second reads, "
+    "its arguments (an in-place /= or *= on the heads' arrays, which are the caller's) or a "
+    "global. Compute new arrays instead, e.g. Q = (beta_q + omega_q @ X) / np.sqrt(d_q): you "
+    "keep half the points", audit=lambda c: bool(c.args.get("twice")))
 
 
 
@@ -55,12 +81,28 @@ _SCALE_HEADS = {
           "sqrt({Dq}) = {sqrt_Dq} (eq. 12.9)",
 }
 
+_SCALE_HEADS["two"] = (
+    "you divided by 2 = sqrt(H_D) = sqrt(4), the notebook's head size, for every input; for "
+    "'{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}: take D_q from the arguments, "
+    "Q.shape[0], not from the globals H_D or D")
+_HALF_D = (
+    "you divided by sqrt(D/2) = sqrt({D}/2): D_q computed as if there were always two heads "
+    "(X.shape[0] / 2 or D / 2); for '{case}', D_q = {Dq}, the rows of this head's queries, so "
+    "divide by sqrt({Dq}) = {sqrt_Dq}: use Q.shape[0]")
+
+_SCALE_GENERAL = {**_SCALE_HEADS, "sqrt_half_D": _HALF_D}  # two heads: D/2 = D/H
+
 _SCALE_HEAD = {
-    **_SCALE_HEADS,
+    **_SCALE_GENERAL,
     "sqrt_D": "your result matches a head scaled by sqrt(D) = sqrt({D}) = {sqrt_D}, the input "
               "size; this head's queries have D_q = {Dq} rows (D/H, not D), so divide by "
               "sqrt({Dq}) = {sqrt_Dq}: use Q.shape[0]",
 }
+
+_SIDE_BY_SIDE = (
+    "you joined the heads side by side (np.hstack: a {Dq} x (H N) matrix), so omega_c "
+    "({D} x {D}) cannot multiply it and numpy raises ValueError. Stack them on top of each "
+    "other, np.vstack (a {D} x {N} matrix, eq. 12.11), then multiply by omega_c")
 
 _sa = first(attention_variant)
 
@@ -94,13 +136,16 @@ CHECKS = by_id(
                   "{D} x {N}: "
                   "the reshape scrambles the tokens. Stack them vertically, np.vstack([head1, "
                   "head2]), so each column stays one token (eq. 12.11)"),
+            Wrong("heads side by side", lambda a: _mh(a, concat="side"), _SIDE_BY_SIDE),
             Wrong("unstable softmax", lambda a: _mh(a, stable=False), OVERFLOW, credit=0.5),
+            Wrong("one maximum for the whole matrix", lambda a: _mh(a, stable="one max"),
+                  ONE_MAX_COLS, credit=0.5),
           ),
           label="2 heads"),
-    Check(P["ps2_multihead_general"], lambda a: ref.multihead_self_attention(
-          a["X"], a["heads"], a["omega_c"]),
+    Check(P["ps2_multihead_general"], lambda a: _twice(a, ref.multihead_self_attention(
+          a["X"], a["heads"], a["omega_c"])),
           wrong=(
-            *scales(_mh_general, _SCALE_HEADS),
+            *scales(_mh_general, _SCALE_GENERAL),
             Wrong("heads reversed", lambda a: _mh_general(a, reverse=True),
                   "the heads are stacked in reverse order: stack head 1, head 2, ..., head H from "
                   "the top, in the order of the list `heads` (eq. 12.11)"),
@@ -113,9 +158,25 @@ CHECKS = by_id(
             Wrong("heads joined along columns", lambda a: _mh_general(a, concat="cols"),
                   "you joined the heads side by side (axis=1) and reshaped to {D} x {N}: the "
                   "reshape scrambles the tokens. Stack them vertically with np.vstack (eq. 12.11)"),
+            Wrong("heads side by side", lambda a: _mh_general(a, concat="side"),
+                  _SIDE_BY_SIDE),
+            variant("notebook's head count", _mh_general,
+                    "your result uses heads[0] and heads[1] only (the notebook's H = 2), "
+                    "whatever the list holds: on '{case}' `heads` has {H} heads. Loop over the "
+                    "list itself: for head in heads (or range(len(heads)))", count=2),
+            variant("arguments in q, k, v order", _mh_general,
+                    "your result matches passing each head's matrices in the order q, k, v "
+                    "(the order of the data cell and of the dictionaries) to "
+                    "single_head_attention, whose parameters are (X, omega_v, omega_q, omega_k, "
+                    "beta_v, beta_q, beta_k): the values were computed with omega_q, the "
+                    "queries with omega_k, the keys with omega_v. Pass them by name, "
+                    "single_head_attention(X, **head), or in the order v, q, k", order="qkv"),
             Wrong("unstable softmax", lambda a: _mh_general(a, stable=False), OVERFLOW,
                   credit=0.5),
+            Wrong("one maximum for the whole matrix", lambda a: _mh_general(a, stable="one max"),
+                  ONE_MAX_COLS, credit=0.5),
           ),
+          require=(SAME_TWICE,),
           label="H heads"),
 )
 
@@ -123,7 +184,8 @@ SAMPLES: dict[str, Sample] = {
     "aisha": Sample("complete and correct"),
     "ben": Sample("handed in the blank notebook", blank=True),
     "chen": Sample(
-        "each head scaled by sqrt(D) instead of sqrt(D/H); every cell reuses the head",
+        "each head scaled by sqrt(D) instead of sqrt(D/H); the multi-head cells, right given "
+        "that head, keep their points (follow-through)",
         code={"ps2_single_head_code": """\
 def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     Q = omega_q @ X + beta_q
@@ -131,8 +193,7 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     V = omega_v @ X + beta_v
     return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
 """},
-        expect={"ps2_single_head": 0.0, "ps2_multihead_scaled": 0.0,
-                "ps2_multihead_general": 0.0},
+        expect={"ps2_single_head": 0.0},
     ),
     "dara": Sample(
         "stacks head 2 above head 1",

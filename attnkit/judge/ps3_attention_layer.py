@@ -9,15 +9,19 @@ import numpy as np
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, by_id
 from attnkit.judge.misconceptions import (
+    ONE_MAX_ROWS,
     OVERFLOW,
     Wrong,
     global_softmax,
     layer_variant,
     naive_softmax,
+    one_max_softmax,
     scales,
     swaps,
+    variant,
 )
-from attnkit.kernel.cases import Args
+from attnkit.judge.requirements import Requirement
+from attnkit.kernel.cases import Args, Case
 from attnkit.kernel.ps3_attention_layer import PROBES as P
 
 
@@ -42,7 +46,43 @@ def init_statistics(got: list[Any], args: Args) -> str | None:
                     "N(0, 1), standard deviation 1")
         if abs(mean) > 0.1:
             return f"the weights have mean {mean:.3f}; the pseudocode asks for mean 0"
+        p = normality(values)
+        if p < NORMAL_P:
+            tails = float(np.mean(np.abs(values) > 2))
+            return (f"the weights have mean {mean:.3f} and standard deviation {std:.3f} but "
+                    f"are not normal: {tails:.1%} of them lie beyond +-2 (N(0, 1): 4.6%), and "
+                    f"a Kolmogorov-Smirnov test against N(0, 1) gives p = {p:.1e}")
     return None
+
+
+NORMAL_P = 1e-6  # per layer size; benchmarks/init_false_alarms.py measures the false alarms
+
+
+def normality(values: np.ndarray) -> float:
+    """p-value of the Kolmogorov-Smirnov test of ``values`` against N(0, 1)."""
+    from scipy.stats import kstest
+
+    return float(kstest(values, "norm").pvalue)
+
+
+def _same_draws(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """Two dims=5 layers made after different np.random.seed calls hold the same weights."""
+    small = [(g, c) for g, c in zip(got, cases, strict=True)
+             if c.args["dims"] == 5 and isinstance(g, list) and len(g) == 5]
+    if len(small) == 2 and all(np.shape(w) == (5, 5) for g, _ in small for w in g[:4]):
+        (first, a), (second, b) = small
+        if np.allclose(_weights(first), _weights(second)):
+            return (f"after np.random.seed({a.args['seed']}) and after "
+                    f"np.random.seed({b.args['seed']}), SelfAttention(5) has the same weights")
+    return None
+
+
+SEEDED = Requirement(
+    "own generator", _same_draws,
+    "the weights look right, but {found}: __init__ does not draw from np.random (a generator "
+    "seeded inside it, such as np.random.default_rng(42), gives every layer the same "
+    "weights). Section 2 asks for np.random's draws, which np.random.seed makes repeatable: "
+    "you keep half the points")
 
 
 _SCALE_LAYER = {
@@ -55,6 +95,11 @@ _SCALE_LAYER = {
     "two": "you divided by 2 = sqrt(4), the notebook's dims, for every layer; for "
            "'{case}', dims = {dims}, so divide by sqrt({dims}) = {sqrt_dims} (use self.dims)",
 }
+
+
+def _undefined_dims(a: Args) -> Any:
+    """A forward that reads the notebook's global dims, run where it is not defined."""
+    raise NameError("name 'dims' is not defined")
 
 
 def _weights(got: Any) -> np.ndarray:
@@ -82,6 +127,8 @@ CHECKS = by_id(
                   "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
                   "gives nan. Subtract each row's maximum first (it changes nothing else): you "
                   "keep half the points", credit=0.5),
+            Wrong("one maximum for the whole matrix",
+                  lambda a: one_max_softmax(a["X"], axis=-1), ONE_MAX_ROWS, credit=0.5),
           ),
           label="softmax"),
     Check(P["ps3_init"], lambda a: None, statistical=init_statistics,
@@ -96,6 +143,13 @@ CHECKS = by_id(
                   "np.random.normal(0.0, 1.0, (dims, dims)) or np.random.randn(dims, dims)",
                   test=lambda got, a: 0.07 < _weights(got).std() < 0.13
                   and abs(_weights(got).mean()) < 0.05),
+            Wrong("uniform with standard deviation 1", None,
+                  "Your weights look uniform on [-sqrt(3), sqrt(3)] (mean 0 and standard "
+                  "deviation 1, but flat, never beyond +-1.74); section 2 asks for the normal "
+                  "distribution: np.random.normal(0.0, 1.0, (dims, dims)) or "
+                  "np.random.randn(dims, dims). You keep half the points", credit=0.5,
+                  test=lambda got, a: np.abs(_weights(got)).max() < 1.75
+                  and (a["dims"] < 30 or 0.9 < _weights(got).std() < 1.1)),
             Wrong("uniform init", None,
                   "You used np.random.rand, which draws uniformly from [0, 1) (mean 0.5, "
                   "standard deviation 0.29); N(0, 1) is np.random.randn (with an n) or "
@@ -103,6 +157,7 @@ CHECKS = by_id(
                   test=lambda got, a: _weights(got).min() >= 0 and _weights(got).max() < 1
                   and 0.4 < _weights(got).mean() < 0.6),
           ),
+          require=(SEEDED,),
           label="init"),
     Check(P["ps3_forward"], lambda a: ref.layer_forward(
           a["x"], a["W_q"], a["W_k"], a["W_v"], a["W_o"]),
@@ -119,6 +174,15 @@ CHECKS = by_id(
                   "you computed K Q^T, the transpose of the scores: with tokens in rows the "
                   "scores are Q K^T (entry (i, j) = query i . key j), so row i, which is "
                   "softmaxed, holds the weights of output i"),
+            variant("keys not transposed", layer_variant,
+                    "you multiplied Q @ K without transposing K: with tokens in rows Q and K "
+                    "are both n x dims, so Q @ K runs only when n = dims (and is wrong then); "
+                    "on '{case}' numpy raises ValueError. The scores are Q @ K.T (n x n, eq. 3)",
+                    order="QK"),
+            Wrong("notebook's dims", _undefined_dims,
+                  "forward reads a name dims that does not exist when the hidden test runs (the "
+                  "notebook's global, set by the worked example after your class): the layer's "
+                  "own size is self.dims, set in __init__. Divide by np.sqrt(self.dims)"),
             Wrong("output projection omitted", lambda a: layer_variant(a, output=False),
                   "the result is not multiplied by W_o: the layer returns "
                   "softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5)"),
@@ -131,6 +195,8 @@ CHECKS = by_id(
                   "and ends with @ W_o"),
             Wrong("unstable softmax", lambda a: layer_variant(a, stable=False), OVERFLOW,
                   credit=0.5),
+            Wrong("one maximum for the whole matrix",
+                  lambda a: layer_variant(a, stable="one max"), ONE_MAX_ROWS, credit=0.5),
             *swaps(layer_variant, "W_{}", None, "pseudocode step 2"),
           ),
           label="forward"),
@@ -164,7 +230,8 @@ class SelfAttention:
         return np.dot(np.dot(softmax(score), V), self.W_o)
 """,
         },
-        expect={"ps3_softmax": 0.5, "ps3_init": 0.0, "ps3_forward": 0.5},
+        # forward overflows only through that softmax: follow-through, charged there
+        expect={"ps3_softmax": 0.5, "ps3_init": 0.0},
     ),
     "dara": Sample(
         "softmax over columns (axis 0) in a row-major layer",
@@ -173,7 +240,7 @@ def softmax(X):
     e = np.exp(X - X.max(axis=0))
     return e / e.sum(axis=0)
 """},
-        expect={"ps3_softmax": 0.0, "ps3_forward": 0.0},
+        expect={"ps3_softmax": 0.0},  # forward is right given that softmax: follow-through
     ),
     "emil": Sample(
         "forgets W_o and scales by dims",

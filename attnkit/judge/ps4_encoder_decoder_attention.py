@@ -17,6 +17,7 @@ from attnkit.judge.misconceptions import (
     scales,
     swaps,
 )
+from attnkit.judge.requirements import Requirement, audit_case, raised_on_audit, shape_is
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps4_encoder_decoder_attention import PROBES as P
 
@@ -40,6 +41,18 @@ _CONTEXT_BUG = (
     "(attention_weights[:, None] * hidden_encoder_matrix).sum(axis=0)")
 
 
+SCORES_1D = Requirement(
+    "scores as a column", shape_is(lambda c: (len(c.args["matrix"]),), "your scores have shape"),
+    "the values are right, but {found}: section 1 asks for the T scores \"as a 1-D array\" "
+    "(one per row of the matrix); matrix @ vector with the 1-D vector gives shape (T,): "
+    "you keep half the point")
+NUMPY_ONLY = Requirement(
+    "scipy used", raised_on_audit("scipy"),
+    "the weights are right, but the function needs scipy: {found}. Section 3 asks for "
+    "get_attention_weights \"with numpy only (no scipy)\": write the softmax with np.exp "
+    "and np.sum: you keep half the point", audit=audit_case)
+
+
 def _split_reshape(a: Args) -> list[np.ndarray]:
     W, n = a["W"], a["n"]
     return list(W.reshape(n, W.shape[0], -1))
@@ -61,6 +74,7 @@ CHECKS = by_id(
                   "you computed vector @ matrix, which combines the columns of the matrix (and "
                   "only runs when it is square); score j is row j . vector: matrix @ vector"),
           ),
+          require=(SCORES_1D,),
           label="scores"),
     Check(P["ps4_scale_scores"], lambda a: ref.scale_scores(a["scores"], a["n"]),
           wrong=(
@@ -79,6 +93,7 @@ CHECKS = by_id(
                   "gives nan. Subtract the largest score before np.exp (it changes nothing "
                   "else): you keep half the points", credit=0.5),
           ),
+          require=(NUMPY_ONLY,),
           label="weights"),
     Check(P["ps4_context_vector"], lambda a: ref.get_context_vector(
           a["attention_weights"], a["hidden_encoder_matrix"]),
@@ -110,15 +125,21 @@ CHECKS = by_id(
     Check(P["ps4_split_heads"], lambda a: ref.split_heads(a["W"], a["n"]),
           wrong=(
             Wrong("reshape without transpose", _split_reshape,
-                  "W.reshape(n, rows, -1) does not cut W into column blocks: reshape reads the "
+                  "W.reshape(h, rows, -1) does not cut W into column blocks: reshape reads the "
                   "entries row by row. For '{case}', head i takes the {block} consecutive "
                   "columns i*{block} to (i+1)*{block}: W[:, i*k:(i+1)*k] with k = {cols}/{n}, or "
-                  "np.split(W, n, axis=1)"),
+                  "np.split(W, h, axis=1)"),
             Wrong("split along rows", lambda a: np.split(a["W"], a["n"]),
-                  "np.split(W, n) cuts along the rows (axis 0) by default; the heads take blocks "
-                  "of columns: np.split(W, n, axis=1)"),
+                  "np.split(W, h) cuts along the rows (axis 0) by default; the heads take blocks "
+                  "of columns: np.split(W, h, axis=1)"),
+            Wrong("blocks counted by their width",
+                  lambda a: [a["W"][:, i * b:(i + 1) * b] for b in [a["W"].shape[1] // a["n"]]
+                             for i in range(b)],
+                  "you made one block per column of a block, range(d) with d = {cols}/{n} = "
+                  "{block}, instead of one per head, range(h): on '{case}' that gives {block} "
+                  "blocks, not {n}. Loop over the heads: [W[:, i*d:(i+1)*d] for i in range(h)]"),
             Wrong("strided columns", lambda a: [a["W"][:, i::a["n"]] for i in range(a["n"])],
-                  "W[:, i::n] takes every n-th column; head i takes {block} consecutive columns, "
+                  "W[:, i::h] takes every h-th column; head i takes {block} consecutive columns, "
                   "W[:, i*{block}:(i+1)*{block}] (for '{case}')"),
           ),
           label="split"),
@@ -139,6 +160,9 @@ CHECKS = by_id(
             Wrong("heads stacked vertically", _dims({"concat_shape": (6, 2)}),
                   "concat_shape: (6, 2) stacks the heads on top of each other; Concat puts them "
                   "side by side, so each token's row gets h * d_v = 4 entries"),
+            Wrong("W^O from one head", _dims({"W_O_shape": (2, 4)}),
+                  "W_O_shape: (2, 4) has one head's d_v = 2 rows; W^O multiplies the h heads "
+                  "concatenated, h * d_v = 4 features per token, and maps them to d_model = 4"),
             Wrong("W^O = output shape", _dims({"W_O_shape": (3, 4)}),
                   "W_O_shape: (3, 4) is the shape of the layer's output (T x d_model); W^O maps "
                   "the h * d_v = 4 concatenated features to d_model = 4"),
@@ -185,8 +209,8 @@ W_O_shape = (4, 4)
         "splits heads with a reshape, scales by the token size instead of d_k",
         code={
             "ps4_split_heads_code": """\
-def split_heads(W, n):
-    return list(W.reshape(n, W.shape[0], W.shape[1] // n))
+def split_heads(W, h):
+    return list(W.reshape(h, W.shape[0], W.shape[1] // h))
 """,
             "ps4_single_query_code": """\
 def single_query_attention(query_token, tokens, W_Q, W_K, W_V):
@@ -205,6 +229,6 @@ def single_query_attention(query_token, tokens, W_Q, W_K, W_V):
 def get_attention_weights(scores):
     return np.exp(scores) / np.sum(np.exp(scores))
 """},
-        expect={"ps4_attention_weights": 0.5, "ps4_single_query": 0.5},
+        expect={"ps4_attention_weights": 0.5},  # single_query: follow-through
     ),
 }

@@ -9,7 +9,6 @@ measured with one side unpermuted or with the encoding moved along with the toke
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -17,7 +16,17 @@ import numpy as np
 
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, Written, by_id
-from attnkit.judge.misconceptions import SCALE_UDL, Swap, Wrong, projections, udl_common
+from attnkit.judge.misconceptions import (
+    SCALE_UDL,
+    Swap,
+    Wrong,
+    divisor,
+    projections,
+    scales,
+    udl_common,
+    variant,
+)
+from attnkit.judge.requirements import Requirement, dtype_is
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps5_masked_attention import PROBES as P
 
@@ -25,20 +34,31 @@ _UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 
 
 def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf",
-                           empty: str = "zero", after: bool = False, axis: int = 0,
-                           stable: bool = True, invert: bool = False) -> np.ndarray:
+                           empty: str = "zero", after: bool | str = False, axis: int = 0,
+                           stable: bool | str = True, invert: bool = False) -> np.ndarray:
     """The masked column softmax with one thing done wrong.
 
     ``fill`` is what the masked scores are replaced by; ``empty="raw"`` keeps whatever a
-    fully masked column gives (nan for -inf, uniform weights for -1e9) instead of zeros.
+    fully masked column gives (nan for -inf, uniform weights for -1e9) instead of zeros;
+    ``after="renormalised"`` zeroes the masked weights after the softmax and divides by
+    what is left.
     """
     S, mask = np.asarray(S, dtype=float), np.asarray(mask, dtype=bool)
     if invert:
         mask = ~mask
+    if after and (fill != "-inf" or stable is not True):
+        raise ValueError("no scores are filled, nor exponentiated by hand, after the softmax")
     if after:  # the softmax of every score, then the masked weights set to 0
-        return np.where(mask, ref.softmax(S, axis=axis), 0.0)
+        W = np.where(mask, ref.softmax(S, axis=axis), 0.0)
+        if after != "renormalised":
+            return W
+        total = W.sum(axis=axis, keepdims=True)  # 0 where every allowed weight underflowed
+        if empty == "raw":
+            return W / total
+        return np.where(total > 0, W / np.where(total > 0, total, 1.0), 0.0)
     Z = np.where(mask, S, {"-inf": -np.inf, "zero": 0.0, "-1e9": -1e9}[fill])
-    e = np.exp(Z - Z.max(axis=axis, keepdims=True)) if stable else np.exp(Z)
+    top = Z.max() if stable == "one max" else Z.max(axis=axis, keepdims=True)
+    e = np.exp(Z - top) if stable else np.exp(Z)
     W = e / e.sum(axis=axis, keepdims=True)
     if empty == "raw":
         return W
@@ -54,13 +74,14 @@ _MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
 def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf",
                              empty: str = "zero", after: bool = False, scale: str = "sqrt_Dq",
                              axis: int = 0, order: str = "KtQ", biases: str = "qkv",
-                             values: str = "V", stable: bool = True, swap: Swap | None = None
+                             values: str = "V", stable: bool | str = True,
+                             swap: Swap | None = None
                              ) -> tuple[np.ndarray, np.ndarray]:
     """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
     X = a["X"]
     Q, K, V = projections(a, biases, swap)
-    S = (K.T @ Q if order == "KtQ" else Q.T @ K) / (np.sqrt(Q.shape[0]) if scale == "sqrt_Dq"
-                                                    else 1.0)
+    S = (K.T @ Q if order == "KtQ" else Q.T @ K) / divisor(scale, D=X.shape[0],
+                                                          Dq=Q.shape[0], N=X.shape[1])
     A = masked_softmax_variant(S, _MASKS[mask](X.shape[1]), fill=fill, empty=empty, after=after,
                                axis=axis, stable=stable)
     return (X if values == "X" else V) @ A, A
@@ -112,13 +133,20 @@ _AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave
                "masked entries, so once they are set to 0 each column sums to less than 1. "
                "Mask the scores before the softmax: put -inf where the mask is False, so "
                "exp(-inf) = 0 and the allowed weights alone sum to 1")
+_RENORMALISED = ("you took the softmax of every score, then zeroed the masked weights and "
+                 "divided by what was left. In exact arithmetic that is right, but where a masked "
+                 "score is far above the allowed ones (the hidden test has one of 900) their "
+                 "weights underflow to 0 before you renormalise, and the column loses all its "
+                 "weight. Mask the scores "
+                 "before the softmax (np.where(mask, scores, -np.inf)): you keep half the points")
 _ZERO_MASK = ("you replaced the masked scores by 0, but a score of 0 still gets weight "
               "exp(0) = 1 before normalising, so masked entries keep a share. Replace them by "
               "-inf (np.where(mask, scores, -np.inf)): exp(-inf) = 0")
-_NAN_EMPTY = ("on {case}, column {empty} has no allowed entry: every score is -inf, its "
-              "maximum is -inf and -inf - (-inf) = nan, so the whole column is nan (and nan "
-              "spreads into everything computed from it). Give a fully masked column zero "
-              "weights, e.g. np.where(mask.any(axis=0), weights, 0): you keep half the points")
+_NAN_EMPTY = ("on {case}, column {empty} has no allowed entry and your weights there are nan "
+              "(with -inf scores the column's maximum is -inf and -inf - (-inf) = nan; a sum "
+              "of zero weights gives 0 / 0 = nan), and nan spreads into everything computed "
+              "from it. Give a fully masked column zero weights, e.g. "
+              "np.where(mask.any(axis=0), weights, 0): you keep half the points")
 _UNIFORM_EMPTY = ("on {case}, column {empty} has no allowed entry, and your weights there are "
                   "uniform: filling with a large negative number (-1e9) instead of -inf makes "
                   "every entry of that column equal, so it averages tokens it must not see. "
@@ -134,14 +162,21 @@ _STRICT = ("your mask also hides the diagonal (m < n instead of m <= n), so outp
 _PE_FACTS = "(first seen on '{case}')"
 
 
-def _softmax_wrong(**kw: Any) -> Callable[[Args], np.ndarray]:
-    """A masked-softmax variant on a case's scores and mask."""
-    return lambda a: masked_softmax_variant(a["scores"], a["mask"], **kw)
+def _masked_softmax(a: Args, **kw: Any) -> np.ndarray:
+    """A masked-softmax variant on a case's scores and mask (the family that composes)."""
+    return masked_softmax_variant(a["scores"], a["mask"], **kw)
 
 
 def _pe(hint: str) -> str:
     return hint + " " + _PE_FACTS
 
+
+MASK_BOOL = Requirement(
+    "mask not boolean", dtype_is("b", "your mask has"),
+    "the pattern is right, but {found}: section 1 asks for \"an N x N boolean matrix\" "
+    "(True where output n may attend to input m). A 0/1 float matrix is not one: ~mask and "
+    "np.where(mask, ...) need booleans. Use dtype=bool or a comparison such as m <= n: "
+    "you keep half the point")
 
 CHECKS = by_id(
     Check(P["ps5_causal_mask"], lambda a: ref.causal_mask(a["N"]),
@@ -149,33 +184,38 @@ CHECKS = by_id(
             Wrong("mask transposed", lambda a: _MASKS["transposed"](a["N"]), _MASK_T),
             Wrong("diagonal masked", lambda a: _MASKS["strict"](a["N"]), _STRICT),
           ),
+          require=(MASK_BOOL,),
           label="mask"),
     Check(P["ps5_masked_softmax"], lambda a: ref.masked_softmax_cols(a["scores"], a["mask"]),
           wrong=(
-            Wrong("mask after the softmax", _softmax_wrong(after=True), _AFTER_MASK),
-            Wrong("masked with 0 instead of -inf", _softmax_wrong(fill="zero", empty="raw"),
-                  _ZERO_MASK),
-            Wrong("nan on a fully masked column", _softmax_wrong(empty="raw"), _NAN_EMPTY,
-                  credit=0.5),
-            Wrong("uniform weights on a fully masked column",
-                  _softmax_wrong(fill="-1e9", empty="raw"), _UNIFORM_EMPTY, credit=0.5),
-            Wrong("mask inverted", _softmax_wrong(invert=True),
-                  "your weights sit where the mask is False: True means 'may attend' (keep the "
-                  "score), False means 'masked' (score -inf). Use np.where(mask, scores, "
-                  "-np.inf), not np.where(mask, -np.inf, scores)"),
-            Wrong("softmax over rows", _softmax_wrong(axis=1),
-                  "each row of your weights sums to 1; with tokens in columns each column holds "
-                  "the weights of one output and must sum to 1 (over its allowed entries): take "
-                  "the max, the exp and the sum along axis 0"),
-            Wrong("no max subtraction", _softmax_wrong(stable=False),
-                  "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
-                  "gives nan. Subtract each column's largest allowed score first (it changes "
-                  "nothing else): you keep half the points", credit=0.5),
+            variant("mask after the softmax", _masked_softmax, _AFTER_MASK, after=True),
+            variant("renormalised after the softmax", _masked_softmax, _RENORMALISED, 0.5,
+                    after="renormalised"),
+            variant("masked with 0 instead of -inf", _masked_softmax, _ZERO_MASK, fill="zero",
+                    empty="raw"),
+            variant("nan on a fully masked column", _masked_softmax, _NAN_EMPTY, 0.5,
+                    empty="raw"),
+            variant("uniform weights on a fully masked column", _masked_softmax,
+                    _UNIFORM_EMPTY, 0.5, fill="-1e9", empty="raw"),
+            variant("mask inverted", _masked_softmax,
+                    "your weights sit where the mask is False: True means 'may attend' (keep "
+                    "the score), False means 'masked' (score -inf). Use np.where(mask, scores, "
+                    "-np.inf), not np.where(mask, -np.inf, scores)", invert=True),
+            variant("softmax over rows", _masked_softmax,
+                    "each row of your weights sums to 1; with tokens in columns each column "
+                    "holds the weights of one output and must sum to 1 (over its allowed "
+                    "entries): take the max, the exp and the sum along axis 0", axis=1),
+            variant("no max subtraction", _masked_softmax,
+                    "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / "
+                    "inf gives nan. Subtract each column's largest allowed score first (it "
+                    "changes nothing else): you keep half the points", 0.5, stable=False),
           ),
           label="m.softmax"),
     Check(P["ps5_masked_attention"], lambda a: ref.masked_self_attention(
           a["X"], *(a[k] for k in _UDL)),
           wrong=(
+            *scales(masked_attention_variant, {k: SCALE_UDL[k] for k in ("sqrt_D", "D", "Dq",
+                                                                          "sqrt_N", "two")}),
             Wrong("mask after the softmax", lambda a: masked_attention_variant(a, after=True),
                   _AFTER_MASK),
             Wrong("masked with 0 instead of -inf",
@@ -291,8 +331,7 @@ def positional_encoding(D, N):
     return Pi
 """,
         },
-        expect={"ps5_masked_attention": 0.0, "ps5_positional_encoding": 0.0,
-                "ps5_equivariance": 0.0},
+        expect={"ps5_masked_attention": 0.0, "ps5_positional_encoding": 0.0},
     ),
     "dara": Sample(
         "-inf and a stable softmax: nan on a fully masked column",
@@ -310,7 +349,6 @@ def masked_softmax_cols(scores, mask):
 def causal_mask(N):
     return np.tril(np.ones((N, N), dtype=bool))
 """},
-        expect={"ps5_causal_mask": 0.0, "ps5_masked_attention": 0.0,
-                "ps5_equivariance": 0.0},
+        expect={"ps5_causal_mask": 0.0},  # the cells using the mask: follow-through
     ),
 }

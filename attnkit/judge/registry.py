@@ -71,5 +71,6 @@ def samples() -> dict[str, dict[str, Sample]]:
 
 
 def names() -> set[str]:
-    """Every misconception the kit can name (variants and generic categories)."""
-    return {w.name for check in checks().values() for w in check.wrong} | set(GENERIC)
+    """Every misconception the kit can name (variants, requirements, generic categories)."""
+    return ({w.name for check in checks().values() for w in check.wrong}
+            | {r.name for check in checks().values() for r in check.require} | set(GENERIC))

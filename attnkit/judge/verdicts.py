@@ -19,6 +19,8 @@ import numpy as np
 
 from attnkit.judge.check import Check
 from attnkit.judge.misconceptions import Raised, describe, run_variant
+from attnkit.judge.requirements import Requirement, broken_requirements, unmet
+from attnkit.judge.wrong import Wrong, pairs
 from attnkit.kernel.cases import Args, Case
 
 
@@ -132,17 +134,12 @@ def _explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
     case, value, want = cases[first], got[first], expected[first]
     facts = describe(case)
     order = [first] + [i for i in range(len(cases)) if i != first]  # most variants differ there
-    for wrong in check.wrong:
-        if wrong.fn is None:
-            continue
-        outs = []
-        for i in order:
-            outs.append(run_variant(wrong.fn, cases[i].args))
-            if not close(got[i], outs[-1], slack[i] if slack else 0.0):
-                break
-        else:  # matched every case; a mistake that crashes everywhere names nothing
-            if not all(isinstance(o, Raised) for o in outs):
-                return wrong.message(facts), wrong.credit, wrong.name
+    for wrong in check.wrong:  # one known mistake, then two in one function
+        if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack):
+            return wrong.message(facts), wrong.credit, wrong.name
+    for both in pairs(check.wrong):
+        if _matches(both, cases, got, order, close, slack):
+            return both.message(facts), both.credit, both.name
 
     def parts(v: Any) -> list[np.ndarray]:
         items = v if isinstance(v, (list, tuple)) else [v]
@@ -172,9 +169,9 @@ def _explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
         where = f" (the scores reach {facts['smax']})" if "smax" in facts else (
             f" (the largest score is {facts['zmax']})" if "zmax" in facts else "")
         return (f"correct except on {case.name}{where}: your result contains inf or nan "
-                "because np.exp overflows there. Subtract the maximum score before "
-                "exponentiating (it changes nothing else): you keep half the points",
-                0.5, "overflow")
+                "there. np.exp(z) is inf above z = 709 and 0 below z = -745, so a softmax "
+                "stays finite only when each column (or row) it normalises is shifted by its "
+                "own maximum before np.exp: you keep half the points", 0.5, "overflow")
     if notebook_only:
         return (f"correct on the notebook's data but wrong on every fresh input (first: "
                 f"{case.name}): the function must compute everything from its arguments, not "
@@ -217,6 +214,19 @@ def _explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
             0.0, "values differ")
 
 
+def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
+             close: Callable[..., bool], slack: list[Any] | None) -> bool:
+    """The variant gives the student's output on every case; a mistake that crashes
+    everywhere names something only when every error message is the variant's own."""
+    outs = []
+    for i in order:
+        outs.append(run_variant(wrong.fn, cases[i].args))
+        if not close(got[i], outs[-1], slack[i] if slack else 0.0):
+            return False
+    return (not all(isinstance(o, Raised) for o in outs)
+            or all(got[i].message == o.message for i, o in zip(order, outs, strict=True)))
+
+
 def _finite(value: Any) -> bool:
     values = value if isinstance(value, (list, tuple)) else [value]
     return all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in values)
@@ -238,6 +248,15 @@ def _one_call(records: list, check_id: str, seed: int) -> bool:
                     for i, r in enumerate(records)))
 
 
+def drawn_cases(check: Check, seed: int) -> list[Case]:
+    """The check's cases for ``seed``; numpy's global random state is left as it was."""
+    state = np.random.get_state()
+    try:
+        return check.probe.cases(seed)
+    finally:
+        np.random.set_state(state)
+
+
 def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdict:
     """Score one graded cell from the probe records its execution displayed.
 
@@ -252,11 +271,7 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
 
     check = checks()[check_id]
     close = partial(same, rtol=check.rtol, atol=check.atol)
-    state = np.random.get_state()
-    try:
-        cases = check.probe.cases(seed)
-    finally:
-        np.random.set_state(state)
+    cases = drawn_cases(check, seed)
     records = list(records) if isinstance(records, (list, tuple)) else []
     if not records:
         return Verdict(check_id, 0.0, points, "the hidden check did not run: make sure the "
@@ -301,6 +316,9 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
                                    misconception=wrong.name)
             return Verdict(check_id, 0.0, points, f"{case.name}: {problem}",
                            misconception="statistics")
+        broken = broken_requirements(check.require, got, cases, records)
+        if broken:
+            return _unmet(check_id, points, broken, [True] * len(cases))
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases",
                        [True] * len(cases))
     expected = [_quietly(check.reference, c.args) for c in cases]
@@ -339,6 +357,13 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
             ok[i] = close(value, expected[i], slack[i])
         except Exception:  # noqa: BLE001 - no slack for odd outputs
             slack[i] = 0.0
+    audited = [any(r.audit(c) for r in check.require) for c in cases]
+    right = [g if o or a else None for g, o, a in zip(got, ok, audited, strict=True)]
+    broken = broken_requirements(check.require, right, cases, records)
+    if broken:  # a broken requirement explains the cases that audit it
+        ok = [o or any(r.audit(c) for r, _ in broken) for o, c in zip(ok, cases, strict=True)]
+        if all(ok):
+            return _unmet(check_id, points, broken, ok)
     if all(ok):
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases", ok)
     if check.per_case:
@@ -364,5 +389,13 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     except Exception:  # noqa: BLE001 - a malformed result must not crash grading
         first = next(c for c, passed in zip(cases, ok, strict=True) if not passed)
         hint, credit, name = f"your result on {first.name} is not right", 0.0, "values differ"
+    if broken:  # both mistakes, each named
+        also, kept, names = unmet(broken)
+        hint, name, credit = f"{hint}. Also: {also}", f"{name}; {names}", min(credit, kept)
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
 
+
+def _unmet(check_id: str, points: float, broken: list[tuple[Requirement, str]],
+           ok: list[bool]) -> Verdict:
+    message, credit, names = unmet(broken)
+    return Verdict(check_id, round(points * credit, 2), points, message, ok, names)

@@ -103,6 +103,13 @@ def overflowing(draw: Callable[[], Args], scores: Callable[[Args], np.ndarray],
     raise ValueError(f"no draw in {tries} reached a score of 710: draw larger inputs")
 
 
+def far_apart(rng: np.random.Generator, shape: tuple[int, int], axis: int) -> np.ndarray:
+    """Scores whose columns (``axis=0``) or rows (``axis=1``) sit at 0, 900, -50 and 300, ...:
+    one maximum for the whole matrix underflows np.exp to 0 in every column far below it."""
+    offsets = np.resize([0.0, 900.0, -50.0, 300.0], shape[1 - axis])
+    return rng.normal(0, 2, shape) + (offsets[None, :] if axis == 0 else offsets[:, None])
+
+
 def large_attention(rng: np.random.Generator, D: int, N: int, Dq: int | None = None,
                     Dv: int | None = None, scale: float = 25.0,
                     allowed: np.ndarray | None = None) -> Args:

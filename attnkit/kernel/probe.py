@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from attnkit.kernel.carry import HELPERS, recording
 from attnkit.kernel.cases import probes
 
 MIME = "application/vnd.attnkit.probe+json"
@@ -67,8 +68,29 @@ def records(check: str, targets: tuple, seed: int) -> list[dict]:
     cases = spec.cases(seed)
     np.random.set_state(state)
     call = secrets.token_hex(8)  # ties this call's records together
-    return [{"check": check, "seed": seed, "call": call, "case": index,
-             **run_case(spec.call, targets, case.args)} for index, case in enumerate(cases)]
+    out = []
+    for index, case in enumerate(cases):
+        record = {"check": check, "seed": seed, "call": call, "case": index}
+        if check in HELPERS:
+            record.update(carried_case(check, targets, case.args, seed, index))
+        else:
+            record.update(run_case(spec.call, targets, case.args))
+        out.append(record)
+    return out
+
+
+def carried_case(check: str, targets: tuple, args: dict, seed: int, index: int) -> dict:
+    """One case of a caller: its output with its helper calls recorded, then its output and
+    calls again with every helper result nudged (``attnkit.kernel.carry``)."""
+    spec = probes()[check]
+    calls: list = []
+    with recording(check, targets, calls, encode):
+        result = run_case(spec.call, targets, args)
+    nudge: list = []
+    rng = np.random.default_rng([seed % 2**32, index, 37])
+    with recording(check, targets, nudge, encode, rng):
+        again = run_case(spec.call, targets, args)
+    return {**result, "calls": calls, "nudged": {**again, "calls": nudge}}
 
 
 def probe(check: str, *targets: Any) -> None:

@@ -13,6 +13,7 @@ from attnkit.kernel.cases import (
     Probe,
     attention_params,
     by_id,
+    far_apart,
     large_attention,
     named,
     seeded_rng,
@@ -76,6 +77,8 @@ def ps1_softmax_cols_cases(seed: int) -> list[Case]:
         Case("fresh 4 x 6", {"data_in": rng.normal(0, 2, (4, 6))}),
         Case("fresh 5 x 2", {"data_in": rng.normal(0, 2, (5, 2))}),
         Case("large logits 3 x 4", {"data_in": 800 + rng.normal(0, 5, (3, 4))}, large=True),
+        Case("columns 900 apart, 3 x 4", {"data_in": far_apart(rng, (3, 4), axis=0)},
+             large=True),
     ]
 
 

@@ -63,6 +63,16 @@ def ps2_general_cases(seed: int) -> list[Case]:
         cases.append(Case(f"fresh D={D}, N={N}, H={H}" + (" large logits" if scale > 1 else ""),
                           {"X": scale * rng.normal(size=(D, N)), "heads": heads,
                            "omega_c": rng.normal(size=(D, D))}, large=scale > 1))
+    D, N, H = 6, 5, 2
+    cases.append(Case(f"fresh D={D}, N={N}, H={H}, scores near 1", {
+        "X": 0.3 * rng.normal(size=(D, N)),
+        "heads": [attention_params(rng, D, Dq=D // H, Dv=D // H) for _ in range(H)],
+        "omega_c": rng.normal(size=(D, D))}))
+    D, N, H = 6, 4, 3
+    cases.append(Case(f"fresh D={D}, N={N}, H={H}, called twice with the same heads",
+                      {"X": rng.normal(size=(D, N)),
+                       "heads": [attention_params(rng, D, Dq=D // H, Dv=D // H) for _ in range(H)],
+                       "omega_c": rng.normal(size=(D, D)), "twice": True}))
     return cases
 
 
@@ -76,6 +86,8 @@ def ps2_head_cases(seed: int) -> list[Case]:
                           {"X": rng.normal(size=(D, N)), **attention_params(rng, D, Dq=Dq, Dv=Dq)}))
     cases.append(Case("fresh D=6, N=5, D_q=3", large_attention(rng, 6, 5, Dq=3, Dv=3, scale=30.0),
                       large=True))
+    cases.append(Case("fresh D=8, N=5, D_q=2, scores near 1",  # no softmax saturates here
+                      {"X": 0.3 * rng.normal(size=(8, 5)), **attention_params(rng, 8, Dq=2, Dv=2)}))
     return cases
 
 
@@ -87,7 +99,12 @@ def _multihead_call(targets: tuple, a: Args) -> Any:
 
 
 def _general_call(targets: tuple, a: Args) -> Any:
-    return targets[0](a["X"], [dict(h) for h in a["heads"]], a["omega_c"])
+    """One call; on a ``twice`` case two calls with the same heads, both results."""
+    heads = [dict(h) for h in a["heads"]]
+    first = targets[0](a["X"], heads, a["omega_c"])
+    if not a.get("twice"):
+        return first
+    return [np.array(first, dtype=float), targets[0](a["X"], heads, a["omega_c"])]
 
 
 _QKV = ("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")

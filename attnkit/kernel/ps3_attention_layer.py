@@ -6,7 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from attnkit.kernel.cases import Args, Case, Probe, by_id, named, overflowing, seeded_rng
+from attnkit.kernel.cases import (
+    Args,
+    Case,
+    Probe,
+    by_id,
+    far_apart,
+    named,
+    overflowing,
+    seeded_rng,
+)
 
 
 def ps3_softmax_cases(seed: int) -> list[Case]:
@@ -16,6 +25,7 @@ def ps3_softmax_cases(seed: int) -> list[Case]:
         Case("fresh 4 x 6", {"X": rng.normal(0, 2, (4, 6))}),
         Case("fresh 6 x 3", {"X": rng.normal(0, 2, (6, 3))}),
         Case("large logits 3 x 5", {"X": 900 + rng.normal(0, 5, (3, 5))}, large=True),
+        Case("rows 900 apart, 4 x 3", {"X": far_apart(rng, (4, 3), axis=1)}, large=True),
     ]
 
 
@@ -57,8 +67,15 @@ def forward_call(targets: tuple, a: Args) -> Any:
 
 
 def ps3_init_cases(seed: int) -> list[Case]:
+    """Three layer sizes, then dims=5 again after another np.random.seed: a layer that draws
+    from np.random must change with it."""
     rng = seeded_rng(seed, "ps3_init")
-    return [Case(f"dims={d}", {"dims": d, "seed": int(rng.integers(2**31))}) for d in (96, 5, 80)]
+    cases = [Case(f"dims={d}", {"dims": d, "seed": int(rng.integers(2**31))}) for d in (96, 5, 80)]
+    again = int(rng.integers(2**31))
+    while again == cases[1].args["seed"]:
+        again = int(rng.integers(2**31))
+    cases.append(Case("dims=5 after another np.random.seed", {"dims": 5, "seed": again}))
+    return cases
 
 
 def init_call(targets: tuple, a: Args) -> Any:

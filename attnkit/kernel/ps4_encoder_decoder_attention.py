@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -53,7 +56,51 @@ def ps4_weights_cases(seed: int) -> list[Case]:
     return [Case("worksheet scaled scores",
                  {"scores": np.array([-0.30265, -0.3687, -0.1314, 0.4885])}, pinned=True),
             Case("fresh 6 scores", {"scores": rng.normal(0, 2, 6)}),
-            Case("large scores", {"scores": 1000 + rng.normal(0, 3, 5)}, large=True)]
+            Case("large scores", {"scores": 1000 + rng.normal(0, 3, 5)}, large=True),
+            Case("fresh 4 scores, numpy only",
+                 {"scores": rng.normal(0, 2, 4), "audit": True})]
+
+
+class _Refused:
+    """Stands for a scipy module or function while a check runs with numpy only."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        raise ImportError(f"{self._name!r} is scipy's, hidden in this check")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise ImportError(f"{self._name!r} is scipy's, hidden in this check")
+
+
+def _is_scipy(value: Any) -> bool:
+    try:
+        name = value.__name__ if isinstance(value, ModuleType) else type(value).__module__
+        name = getattr(value, "__module__", None) or name
+    except Exception:  # noqa: BLE001 - any student object
+        return False
+    return isinstance(name, str) and (name == "scipy" or name.startswith("scipy."))
+
+
+def numpy_only(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with scipy unavailable: imports fail, names bound to it raise."""
+    hidden = {k: m for k, m in sys.modules.items() if k == "scipy" or k.startswith("scipy.")}
+    names = getattr(fn, "__globals__", {})
+    bound = {k: v for k, v in list(names.items()) if _is_scipy(v)}
+    try:
+        sys.modules.update(dict.fromkeys(hidden))
+        names.update({k: _Refused(k) for k in bound})
+        return fn(*args)
+    finally:
+        sys.modules.update(hidden)
+        names.update(bound)
+
+
+def _weights_call(targets: tuple, a: Args) -> Any:
+    if a.get("audit"):
+        return numpy_only(targets[0], a["scores"])
+    return targets[0](a["scores"])
 
 
 def ps4_context_cases(seed: int) -> list[Case]:
@@ -116,7 +163,7 @@ PROBES = by_id(
           pinned={"matrix": "h_e", "vector": "h_d[1]"}),
     Probe("ps4_scale_scores", ps4_scale_cases, named("scores", "n"),
           pinned={"scores": "scores", "n": "n"}),
-    Probe("ps4_attention_weights", ps4_weights_cases, named("scores"),
+    Probe("ps4_attention_weights", ps4_weights_cases, _weights_call,
           pinned={"scores": "scaled"}),
     Probe("ps4_context_vector", ps4_context_cases,
           named("attention_weights", "hidden_encoder_matrix"),

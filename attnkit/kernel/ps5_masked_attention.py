@@ -68,6 +68,10 @@ def masked_softmax_cases(seed: int) -> list[Case]:
                                                    "mask": np.triu(np.ones((5, 5), bool))}))
     cases.append(Case("large logits 3 x 5", {"scores": 800 + rng.normal(0, 5, (3, 5)),
                                              "mask": _some_mask(rng, 3, 5)}, large=True))
+    scores = rng.normal(0, 2, (4, 4))
+    scores[3, 0] = 900.0  # masked: input 3 is later than output 0
+    cases.append(Case("4 x 4 causal, a masked score of 900 in column 0",
+                      {"scores": scores, "mask": np.triu(np.ones((4, 4), bool))}))
     return cases
 
 

@@ -40,6 +40,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import SaveAutoGrades
 
 from attnkit.course import db_url as course_db_url
+from attnkit.judge.chains import CHAINS
 
 RUN = uuid.uuid4().hex[:12]  # this process's grading run (stock `nbgrader autograde`)
 RUN_ENV = "ATTNKIT_REGRADE_RUN"  # `attnkit autograde` names its run for all its workers
@@ -60,6 +61,9 @@ TABLE = sa.Table(
     sa.Column("check_hash", sa.String(64)),
     sa.Column("submission_hash", sa.String(64)),
     sa.Column("changed", sa.String(64)),  # "check", "submission", both, or "" vs the last row
+    # a TA's score changed through the kit's rubrics (attnkit.written): who, and from what
+    sa.Column("changed_by", sa.String(128)),  # None for a grading run
+    sa.Column("old_manual", sa.Float),
     sa.Index("attnkit_regrade_lookup", "assignment", "student", "notebook", "cell"),
 )
 
@@ -83,14 +87,34 @@ def with_table(bind: sa.Engine | sa.Connection) -> sa.Engine | sa.Connection:
         except sa.exc.DBAPIError:  # several grading workers created it at the same moment
             if not sa.inspect(bind).has_table(TABLE.name):
                 raise
+        _add_columns(bind)
         _TABLES.add(key)
     return bind
+
+
+ADDED = ("changed_by", "old_manual")  # columns a gradebook's older audit table lacks
+
+
+def _add_columns(bind: sa.Engine | sa.Connection) -> None:
+    """Add the columns the table gained since it was created in this gradebook."""
+    have = {c["name"] for c in sa.inspect(bind).get_columns(TABLE.name)}
+    for name in (n for n in ADDED if n not in have):
+        column = TABLE.c[name]
+        kind = column.type.compile(dialect=bind.dialect)
+        try:
+            with (contextlib.nullcontext(bind) if isinstance(bind, sa.Connection)
+                  else bind.begin()) as conn:
+                conn.exec_driver_sql(f"ALTER TABLE {TABLE.name} ADD COLUMN {name} {kind}")
+        except sa.exc.DBAPIError:  # another process added it at the same moment
+            if name not in {c["name"] for c in sa.inspect(bind).get_columns(TABLE.name)}:
+                raise
 
 
 # ------------------------------------------------------------------ fingerprints
 
 KIT = "attnkit"  # imports followed: the kit's own modules, not numpy's or the standard library's
 VERDICTS = "attnkit.judge.verdicts"  # judge(): how every check's outputs become a score
+CARRY = "attnkit.judge.carry"  # follow-through: how a caller's score follows its helpers
 COURSE_CONFIG = "nbgrader_config.py"
 Imports = tuple[tuple[str, tuple[str, ...]], ...]  # (module, names imported from it)
 
@@ -175,6 +199,8 @@ def check_definition(grade_id: str, config: str | Path | None = None) -> str:
     roots = [kit[0]] if kit else []
     if grade_id in registry.checks():
         roots.append(VERDICTS)
+    if grade_id in CHAINS:
+        roots.append(CARRY)
     lines = [f"grade id {grade_id}"]
     lines += _settings(item) if item is not None else ["no check"]
     lines += [f"{module} {digest}" for module, digest in sorted(module_files(roots).items())]
@@ -279,7 +305,8 @@ def record(db: str | sa.Connection, assignment: str, notebook: str, student: str
         for row in conn.execute(
                 sa.select(TABLE.c.cell, TABLE.c.check_hash, TABLE.c.submission_hash)
                 .where(TABLE.c.assignment == assignment, TABLE.c.notebook == notebook,
-                       TABLE.c.student == student).order_by(TABLE.c.id)):
+                       TABLE.c.student == student, TABLE.c.changed_by.is_(None))
+                .order_by(TABLE.c.id)):
             last[row.cell] = (row.check_hash, row.submission_hash)
         full = []
         for row in rows:

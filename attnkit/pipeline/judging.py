@@ -9,7 +9,9 @@ import re
 
 from nbformat.notebooknode import NotebookNode, from_dict
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Float
 
+from attnkit.judge.carry import Charged, carry
 from attnkit.judge.registry import checks
 from attnkit.judge.verdicts import Verdict, judge
 from attnkit.kernel.probe import MIME, SEED_ENV
@@ -68,9 +70,15 @@ def is_undrawn_plot(output: NotebookNode) -> bool:
 class JudgeProbes(NbGraderPreprocessor):
     """Replace each hidden-check cell's outputs by a verdict computed here."""
 
+    follow_through = Float(1.0, help=(
+        "Follow-through credit: the fraction of its points a cell keeps when it is right given "
+        "the student's own helpers, whose mistake is charged at the helper's cell "
+        "(docs/grading.md). 0 turns it off.")).tag(config=True)
+
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         self.seed = resources.get("attnkit", {}).get("seed",
                                                      int(os.environ.get(SEED_ENV, "0")))
+        self.charged: dict[str, Charged] = {}  # grade id -> where its mistake is charged
         for cell in filter(is_test_cell, nb.cells):
             grade_id = cell.metadata["nbgrader"].get("grade_id")
             verdict = (self.judge_cell(cell, grade_id) if grade_id in checks()
@@ -91,11 +99,19 @@ class JudgeProbes(NbGraderPreprocessor):
         cell.outputs = [error_output("UnregisteredCheck", verdict.message)]
         return verdict
 
+    def carried(self, grade_id: str, verdict: Verdict, records: list) -> Verdict:
+        """The verdict, with follow-through credit when the cell is right given the student's
+        helpers; remembers where this cell's mistake is charged, for the cells after it."""
+        verdict, self.charged[grade_id] = carry(grade_id, self.seed, records, verdict,
+                                                self.charged, self.follow_through)
+        return verdict
+
     def judge_cell(self, cell: NotebookNode, grade_id: str) -> Verdict:
         records = [o.data[MIME] for o in cell.outputs
                    if o.output_type == "display_data" and MIME in o.get("data", {})]
-        verdict = judge(grade_id, self.seed, records,
-                        float(cell.metadata["nbgrader"]["points"]))
+        verdict = self.carried(grade_id, judge(grade_id, self.seed, records,
+                                               float(cell.metadata["nbgrader"]["points"])),
+                               records)
         # keep what the visible tests printed and plotted; drop stderr and probe payloads
         notes = [o for o in cell.outputs
                  if (o.output_type == "stream" and o.name == "stdout")

@@ -1,6 +1,7 @@
 """``attnkit report``: the command, and the one module of the report that sits above
-``attnkit.review`` and ``attnkit.serve``. It hands their sections and summary lines to the
-page, which imports neither; ``attnkit.report`` re-exports the functions below."""
+``attnkit.review``, ``attnkit.serve`` and ``attnkit.written``. It hands their sections and
+summary lines to the page, which imports none; ``attnkit.report`` re-exports the functions
+below."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from attnkit.report.data import collect
 from attnkit.report.page import NoteProvider, Section, SectionProvider
 from attnkit.review import itemstats, regrades
 from attnkit.serve import status as serve_status
+from attnkit.written import report as written_report
 
 
 def review_sections(data: AssignmentData, folder: Path | None) -> list[Section]:
@@ -33,8 +35,8 @@ def review_sections(data: AssignmentData, folder: Path | None) -> list[Section]:
     return found
 
 
-SECTIONS: tuple[SectionProvider, ...] = (review_sections,)
-NOTES: tuple[NoteProvider, ...] = (itemstats.summary_lines,)
+SECTIONS: tuple[SectionProvider, ...] = (review_sections, written_report.sections)
+NOTES: tuple[NoteProvider, ...] = (itemstats.summary_lines, written_report.summary_lines)
 
 
 def render_html(data: AssignmentData, figures: dict[str, bytes], top: int = 10,

@@ -66,6 +66,8 @@ class Hostile:
     suffix: str = ""  # code put after it
     stub: bool = False  # the target raises NotImplementedError instead
     only: str = ""  # one assignment only
+    # cells of ``zero`` that follow-through may credit: right given the broken helper
+    carried: tuple[str, ...] = ()
     edit: Callable[[nbformat.NotebookNode, Target, str], None] | None = None
     raw: Callable[[nbformat.NotebookNode, Path, str, Path], None] | None = None
 
@@ -337,7 +339,10 @@ SUITE: list[Hostile] = [
     Hostile("h06_patch_builtins", "patches builtins (all, isinstance, AssertionError)", REACH,
             prefix=PATCH_BUILTINS, stub=True),
     Hostile("h07_always_equal", "returns an object whose __eq__ is always true", REACH,
-            prefix=LIAR, suffix="{name} = lambda *a, **k: Liar()\n"),
+            prefix=LIAR, suffix="{name} = lambda *a, **k: Liar()\n",
+            # a Liar mask leaves masked_self_attention plain attention, a real function the
+            # (correct) equivariance gaps are right given: follow-through, not the Liar
+            carried=("ps5_equivariance",)),
     Hostile("h08_silence_tracebacks", "replaces showtraceback so errors print nothing", REACH,
             prefix=SILENCE, stub=True),
     Hostile("h09_fake_output", "prints a fake 'hidden check passed' verdict", REACH,
@@ -489,7 +494,7 @@ def expectations(hostile: Hostile, assignment: str,
                  all_tests: list[str]) -> tuple[list[str], list[str]]:
     """(cells that must score 0, cells that must keep full marks)."""
     target = TARGETS[assignment]
-    zero = cells_of(hostile.zero, target, all_tests)
-    may = set(cells_of(hostile.may, target, all_tests)) | set(zero)
+    zero = [c for c in cells_of(hostile.zero, target, all_tests) if c not in hostile.carried]
+    may = set(cells_of(hostile.may, target, all_tests)) | set(zero) | set(hostile.carried)
     return zero, [c for c in all_tests if c not in may]
 

@@ -75,6 +75,8 @@ def pinned_ps1() -> dict[str, tuple[np.ndarray, float]]:
         "softmax_true": (softmax_loop([1.0, 2.0, 3.0]), 1e-8),
         "x_prime_true": (attention_per_token(all_x, *params), 1e-8),
         "softmax_cols_true": (softmax_axis_loop(scores, axis=0), 1e-8),
+        "far_true": (softmax_axis_loop(np.array([[0.0, 900, -50, 300], [1, 901, -49, 301],
+                                                 [2, 902, -48, 302]]), axis=0), 1e-8),
         "attentions_true": (A1, 1e-3),  # printed to 3 decimals, as in UDL
         "attentions_true2": (A2, 1e-3),
         "X_prime_true2": (X2, 1e-8),

@@ -107,6 +107,34 @@ def self_attention_loop_explicit(all_x, omega_v, omega_q, omega_k, beta_v, beta_
     return outputs
 
 
+@entry("ps1_self_attention_loop", wrong="outputs not columns", says=("D x 1 column",))
+def self_attention_loop_flat_outputs(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Right maths on flattened vectors: each output has shape (D,), not D x 1."""
+    qs = [(beta_q + omega_q @ x).ravel() for x in all_x]
+    ks = [(beta_k + omega_k @ x).ravel() for x in all_x]
+    vs = [(beta_v + omega_v @ x).ravel() for x in all_x]
+    outputs = []
+    for q in qs:
+        scores = np.array([k @ q for k in ks])
+        weights = np.exp(scores - scores.max())
+        outputs.append(np.array(vs).T @ (weights / weights.sum()))
+    return outputs
+
+
+@entry("ps1_self_attention_loop", wrong="float of a 1 x 1 array", says=(".item()",))
+def self_attention_loop_udl_float(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """UDL's float(k.T @ q) for each dot product."""
+    queries = [beta_q + omega_q @ x for x in all_x]
+    keys = [beta_k + omega_k @ x for x in all_x]
+    values = [beta_v + omega_v @ x for x in all_x]
+    outputs = []
+    for q in queries:
+        scores = np.array([float(k.T @ q) for k in keys])
+        weights = np.exp(scores - scores.max())
+        outputs.append(sum(w * v for w, v in zip(weights / weights.sum(), values)))
+    return outputs
+
+
 @entry("ps1_self_attention_loop", wrong="keys and queries swapped", says=("K^T Q",))
 def self_attention_loop_query_dot_key(all_x, omega_v, omega_q, omega_k, beta_v, beta_q,
                                       beta_k):
@@ -194,10 +222,18 @@ def softmax_cols_by_transposing(data_in):
     return (exp_rows / exp_rows.sum(axis=1, keepdims=True)).T
 
 
-@entry("ps1_softmax_cols")
+@entry("ps1_softmax_cols", wrong="one maximum for the whole matrix", says=("underflows",))
 def softmax_cols_global_shift(data_in):
-    """Subtracts the largest entry of the whole matrix (still stable), sums per column."""
+    """Subtracts the largest entry of the whole matrix, sums per column: a column far below
+    it underflows to 0 / 0."""
     exp_values = np.exp(data_in - np.max(data_in))
+    return exp_values / np.sum(exp_values, axis=0)
+
+
+@entry("ps1_softmax_cols", wrong="row maxima without keepdims", says=("keepdims",))
+def softmax_cols_row_maxima(data_in):
+    """np.max(data_in, axis=1): right on a square matrix by accident, crashes on others."""
+    exp_values = np.exp(data_in - np.max(data_in, axis=1))
     return exp_values / np.sum(exp_values, axis=0)
 
 
@@ -252,6 +288,15 @@ def self_attention_row_softmax(X, omega_v, omega_q, omega_k, beta_v, beta_q, bet
     K = beta_k + omega_k @ X
     V = beta_v + omega_v @ X
     attentions = _softmax_cols((K.T @ Q).T).T
+    return V @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="one maximum for the whole matrix", says=("underflows",))
+def self_attention_one_max(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The softmax shifted by the largest score of the whole matrix."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    e = np.exp(K.T @ Q - np.max(K.T @ Q))
+    attentions = e / np.sum(e, axis=0, keepdims=True)
     return V @ attentions, attentions
 
 
@@ -359,6 +404,17 @@ def scaled_by_input_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """Divides by sqrt(D), the rows of X."""
     Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
     attentions = _softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="scale sqrt(D); one maximum for the whole matrix",
+       says=("two mistakes", "sqrt(D)", "underflows"))
+def scaled_by_input_size_one_max(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Two mistakes: sqrt(D) and a softmax shifted by the matrix's single maximum."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    scores = K.T @ Q / np.sqrt(X.shape[0])
+    e = np.exp(scores - np.max(scores))
+    attentions = e / np.sum(e, axis=0, keepdims=True)
     return V @ attentions, attentions
 
 

@@ -83,6 +83,21 @@ def single_head_divided_by_head_size(X, omega_v, omega_q, omega_k, beta_v, beta_
     return V @ softmax_cols(K.T @ Q / Q.shape[0])
 
 
+@entry("ps2_single_head", wrong="scale fixed at 2", says=("H_D",))
+def single_head_scaled_by_global_head_size(X, omega_v, omega_q, omega_k, beta_v, beta_q,
+                                           beta_k):
+    """sqrt(H_D): the notebook's head size, right for its data only."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(H_D))
+
+
+@entry("ps2_single_head", wrong="scale sqrt(D/2)", says=("two heads",))
+def single_head_half_input_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """D_q = X.shape[0] / 2: D/H with H = 2 typed in."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0] / 2))
+
+
 @entry("ps2_single_head", wrong="returned the attention too")
 def single_head_returns_pair(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """Copied from problem set 1: returns (X_prime, attentions)."""
@@ -217,6 +232,15 @@ def multihead_hstack_reshaped(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1,
     return omega_c @ both
 
 
+@entry("ps2_multihead_scaled", wrong="heads side by side", says=("np.vstack",))
+def multihead_side_by_side(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                           omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """np.hstack([head1, head2]): omega_c cannot multiply a D/H x 2N matrix."""
+    head1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    head2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.hstack([head1, head2])
+
+
 @entry("ps2_multihead_scaled", wrong="unstable softmax")
 def multihead_textbook_softmax(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
                                omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
@@ -297,7 +321,7 @@ def multihead_general_reversed(X, heads, omega_c):
     return omega_c @ stack
 
 
-@entry("ps2_multihead_general", wrong="error", says=("raised",))
+@entry("ps2_multihead_general", wrong="notebook's head count", says=("heads[1]",))
 def multihead_general_two_heads_only(X, heads, omega_c):
     """Uses heads[0] and heads[1] only, as in part 3."""
     h1, h2 = heads[0], heads[1]
@@ -306,3 +330,46 @@ def multihead_general_two_heads_only(X, heads, omega_c):
     head2 = single_head_attention(X, h2["omega_v"], h2["omega_q"], h2["omega_k"],
                                   h2["beta_v"], h2["beta_q"], h2["beta_k"])
     return omega_c @ np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_general", wrong="arguments in q, k, v order", says=("**head",))
+def multihead_general_qkv_order(X, heads, omega_c):
+    """Passes each head's matrices in the data cell's order q, k, v."""
+    outputs = [single_head_attention(X, h["omega_q"], h["omega_k"], h["omega_v"],
+                                     h["beta_q"], h["beta_k"], h["beta_v"]) for h in heads]
+    return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general", wrong="changes its arguments", says=("in-place",))
+def multihead_general_scales_queries_in_place(X, heads, omega_c):
+    """Folds 1/sqrt(d_q) into the caller's query weights with /=: right once, not twice."""
+    outputs = []
+    for head in heads:
+        d_q = head["omega_q"].shape[0]
+        head["omega_q"] /= np.sqrt(d_q)
+        head["beta_q"] /= np.sqrt(d_q)
+        Q = head["beta_q"] + head["omega_q"] @ X
+        K = head["beta_k"] + head["omega_k"] @ X
+        V = head["beta_v"] + head["omega_v"] @ X
+        outputs.append(V @ softmax_cols(K.T @ Q))
+    return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general", wrong="heads side by side", says=("np.vstack",))
+def multihead_general_hstack(X, heads, omega_c):
+    """np.hstack of the heads: the shapes do not fit omega_c."""
+    return omega_c @ np.hstack([single_head_attention(X, **h) for h in heads])
+
+
+@entry("ps2_multihead_general", wrong="scale fixed at 2; notebook's head count",
+       says=("two mistakes", "H_D", "heads[1]"))
+def multihead_general_notebook_globals(X, heads, omega_c):
+    """range(H) with the notebook's H, and heads scaled by its H_D: two globals."""
+    outputs = []
+    for h in range(H):
+        head = heads[h]
+        Q = head["beta_q"] + head["omega_q"] @ X
+        K = head["beta_k"] + head["omega_k"] @ X
+        V = head["beta_v"] + head["omega_v"] @ X
+        outputs.append(V @ softmax_cols(K.T @ Q / np.sqrt(H_D)))
+    return omega_c @ np.vstack(outputs)

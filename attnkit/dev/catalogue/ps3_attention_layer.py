@@ -63,6 +63,13 @@ def softmax_rows_textbook(X):
     return e / e.sum(axis=1, keepdims=True)
 
 
+@entry("ps3_softmax", wrong="one maximum for the whole matrix", says=("underflows",))
+def softmax_rows_one_max(X):
+    """Shifted by the largest entry of the whole matrix, normalised per row."""
+    e = np.exp(X - np.max(X))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 @entry("ps3_softmax", wrong="softmax over all entries")
 def softmax_whole_matrix(X):
     """Divides by the sum of every entry."""
@@ -165,6 +172,33 @@ class SelfAttentionUniformInit(SelfAttention):
         self.W_k = np.random.rand(dims, dims)
         self.W_v = np.random.rand(dims, dims)
         self.W_o = np.random.rand(dims, dims)
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "uniform with standard deviation 1"},
+       says=("normal", "sqrt(3)"))
+class SelfAttentionUniformUnitStd(SelfAttention):
+    """Uniform on [-sqrt(3), sqrt(3)]: mean 0 and standard deviation 1, but not normal."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        bound = np.sqrt(3.0)
+        self.W_q = np.random.uniform(-bound, bound, (dims, dims))
+        self.W_k = np.random.uniform(-bound, bound, (dims, dims))
+        self.W_v = np.random.uniform(-bound, bound, (dims, dims))
+        self.W_o = np.random.uniform(-bound, bound, (dims, dims))
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "own generator"}, says=("np.random.seed",))
+class SelfAttentionOwnGenerator(SelfAttention):
+    """A generator seeded inside __init__: every layer has the same weights."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        rng = np.random.default_rng(42)
+        self.W_q = rng.normal(0, 1, (dims, dims))
+        self.W_k = rng.normal(0, 1, (dims, dims))
+        self.W_v = rng.normal(0, 1, (dims, dims))
+        self.W_o = rng.normal(0, 1, (dims, dims))
 
 
 @entry("ps3_init", "ps3_forward", wrong={"ps3_init": "identical weights"})
@@ -284,3 +318,39 @@ class SelfAttentionTextbookSoftmax(SelfAttention):
         Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
         e = np.exp(Q @ K.T / np.sqrt(self.dims))
         return e / e.sum(axis=1, keepdims=True) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="one maximum for the whole matrix", says=("row's own maximum",))
+class SelfAttentionOneMax(SelfAttention):
+    """Its softmax subtracts one maximum for the whole score matrix."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        S = Q @ K.T / np.sqrt(self.dims)
+        e = np.exp(S - S.max())
+        return e / e.sum(axis=1, keepdims=True) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="keys not transposed", says=("Q @ K.T",))
+class SelfAttentionKeysNotTransposed(SelfAttention):
+    """Q @ K: runs only when n = dims."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K / np.sqrt(self.dims)) @ V @ self.W_o
+
+
+# A forward written where the notebook's global dims existed; the hidden test runs it before
+# the worked example defines dims, so reading it raises NameError (built in a namespace
+# without dims, as the graded notebook is at that point).
+_NO_DIMS = {"np": np, "softmax": softmax, "SelfAttention": SelfAttention, "entry": entry}
+exec('''
+@entry("ps3_forward", wrong="notebook's dims", says=("self.dims",))
+class SelfAttentionNotebookDims(SelfAttention):
+    """Divides by np.sqrt(dims), the notebook's global, not the layer's own size."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(dims)) @ V @ self.W_o
+''', _NO_DIMS)
+SelfAttentionNotebookDims = _NO_DIMS["SelfAttentionNotebookDims"]

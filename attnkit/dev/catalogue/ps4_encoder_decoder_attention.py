@@ -36,6 +36,12 @@ def get_scores_elementwise(matrix, vector):
     return matrix * vector
 
 
+@entry("ps4_get_scores", wrong="scores as a column", says=("1-D array",))
+def get_scores_column(matrix, vector):
+    """The vector reshaped to a column: right scores, shape (T, 1)."""
+    return matrix @ vector.reshape(-1, 1)
+
+
 @entry("ps4_get_scores", wrong="matrix transposed")
 def get_scores_vector_first(matrix, vector):
     """vector @ matrix: the columns combined (runs only on square data)."""
@@ -66,10 +72,17 @@ def scale_scores_by_two(scores, n):
 # ---------------------------------------------------------------- weights
 
 
-@entry("ps4_attention_weights")
+@entry("ps4_attention_weights", wrong="scipy used", says=("numpy only",))
 def get_attention_weights_scipy(scores):
     """scipy.special.softmax."""
     return scipy.special.softmax(scores)
+
+
+@entry("ps4_attention_weights", wrong="scipy used", says=("numpy only",))
+def get_attention_weights_scipy_inside(scores):
+    """scipy imported inside the function."""
+    from scipy.special import softmax as scipy_softmax
+    return scipy_softmax(np.asarray(scores))
 
 
 @entry("ps4_attention_weights", wrong="no max subtraction", says=("overflows",))
@@ -248,6 +261,13 @@ def split_heads_strided(W, n):
     return [W[:, i::n] for i in range(n)]
 
 
+@entry("ps4_split_heads", wrong="blocks counted by their width", says=("range(h)",))
+def split_heads_range_of_width(W, n):
+    """range(d) with d the block width: the right number of blocks only when d = n."""
+    d = W.shape[1] // n
+    return [W[:, i * d:(i + 1) * d] for i in range(d)]
+
+
 # ---------------------------------------------------------------- shapes
 
 DIMENSIONS_RIGHT = values("ps4_dimensions", (4, 2), (3, 4), (4, 4), name="dimensions_right",
@@ -268,3 +288,6 @@ DIMENSIONS_STACKED = values(
 DIMENSIONS_OUTPUT = values(
     "ps4_dimensions", (4, 2), (3, 4), (3, 4), name="dimensions_W_O_as_output",
     wrong="W^O = output shape", about="The layer's output shape given for W^O")
+DIMENSIONS_ONE_HEAD_W_O = values(
+    "ps4_dimensions", (4, 2), (3, 4), (2, 4), name="dimensions_W_O_from_one_head",
+    wrong="W^O from one head", about="One head's d_v rows for W^O")

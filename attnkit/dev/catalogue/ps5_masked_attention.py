@@ -42,7 +42,19 @@ def causal_mask_compare(N):
 @entry("ps5_causal_mask")
 def causal_mask_tril_transposed(N):
     """np.tril, then transposed (the rows-convention mask, turned to columns)."""
-    return np.tril(np.ones((N, N))).T.astype(int)
+    return np.tril(np.ones((N, N))).T.astype(bool)
+
+
+@entry("ps5_causal_mask", wrong="diagonal masked; mask not boolean", says=("itself", "boolean"))
+def causal_mask_float_strict(N):
+    """Two mistakes: a 0/1 float matrix without its diagonal."""
+    return np.triu(np.ones((N, N)), k=1)
+
+
+@entry("ps5_causal_mask", wrong="mask not boolean", says=("boolean",))
+def causal_mask_float_ones(N):
+    """The upper triangle of ones: the right pattern as a 0/1 float matrix."""
+    return np.triu(np.ones((N, N)))
 
 
 @entry("ps5_causal_mask", wrong="mask transposed", says=("np.triu", "transposed"))
@@ -142,12 +154,23 @@ def masked_softmax_nan(scores, mask):
     return exps / exps.sum(axis=0, keepdims=True)
 
 
-@entry("ps5_masked_softmax", wrong="nan on a fully masked column")
+@entry("ps5_masked_softmax",
+       wrong="renormalised after the softmax; nan on a fully masked column",
+       says=("two mistakes", "underflow", "-inf"))
 def masked_softmax_renormalised(scores, mask):
     """Softmax, zero the masked weights, renormalise: 0 / 0 on a fully masked column."""
     exps = np.exp(scores - scores.max(axis=0))
     kept = exps / exps.sum(axis=0) * mask
     return kept / kept.sum(axis=0)
+
+
+@entry("ps5_masked_softmax", wrong="renormalised after the softmax", says=("underflow",))
+def masked_softmax_renormalised_guarded(scores, mask):
+    """Softmax of everything, masked weights zeroed, renormalised where anything is left."""
+    e = np.exp(scores - scores.max(axis=0, keepdims=True))
+    w = np.where(mask, e / e.sum(axis=0, keepdims=True), 0.0)
+    total = w.sum(axis=0, keepdims=True)
+    return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)
 
 
 @entry("ps5_masked_softmax", wrong="uniform weights on a fully masked column",
@@ -199,6 +222,16 @@ def _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
 def _softmax_cols(scores):
     exps = np.exp(scores - scores.max(axis=0, keepdims=True))
     return exps / exps.sum(axis=0, keepdims=True)
+
+
+@entry("ps5_masked_attention", wrong="scale sqrt(D)", says=("sqrt(D_q)",))
+def masked_attention_scaled_by_input_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by sqrt(D), the rows of X, as in ps1's classic mistake."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    N = X.shape[1]
+    scores = K.T @ Q / np.sqrt(X.shape[0])
+    attentions = _softmax_cols(np.where(np.triu(np.ones((N, N), dtype=bool)), scores, -np.inf))
+    return V @ attentions, attentions
 
 
 @entry("ps5_masked_attention")

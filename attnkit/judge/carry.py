@@ -1,0 +1,265 @@
+"""Follow-through credit (error carried forward): a cell that is right given the student's
+own helpers keeps its points, and a helper's mistake is charged once, where it is.
+
+The probe records, case by case, every call the caller made to its helpers (arguments and
+result) and runs the caller again with the helpers' results nudged by noise
+(``attnkit.kernel.carry``). Here, outside the kernel, the caller's reference maths is
+replayed on those recorded results (``attnkit.judge.chains``). The caller earns follow-through
+only when all of these hold, so that it cannot be bought:
+
+* a helper of the chain lost points at its own cell (a right helper earns nothing extra);
+* every helper call the reference caller makes was made, with the right arguments;
+* the caller's output is the replay's, in the plain run and in the nudged one (it really
+  uses what its helpers return, not an answer of its own);
+* the helper gave the same result for the same arguments in both runs (no state);
+* no helper result it relies on is degenerate: constant (zeros, a fixed number, nothing
+  finite; large-logit cases, where a helper may overflow, excepted), the same whatever the
+  arguments, or the caller's own output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge.chains import CHAINS, Chain
+from attnkit.judge.verdicts import Verdict, decode, drawn_cases, same
+from attnkit.kernel.cases import Args, Case
+
+MISCONCEPTION = "follow-through"
+UNNAMED = {None, "values differ", "error", MISCONCEPTION}  # nothing to name in the feedback
+
+
+@dataclass(frozen=True)
+class Charged:
+    """What a graded cell's verdict means for the cells that call it: the cells where its
+    mistake is charged (none when it was right on its own) and that mistake's name."""
+
+    at: tuple[str, ...] = ()
+    misconception: str | None = None
+
+
+class Refused(Exception):
+    """Why a cell earns no follow-through: the reason of the guard that refused it."""
+
+
+@dataclass
+class Call:
+    helper: str
+    args: list
+    own: Any  # what the student's helper returned
+    value: Any  # what the caller got back (``own``, or ``own`` nudged)
+
+
+def _calls(raw: Any) -> list[Call]:
+    if not isinstance(raw, list):
+        raise Refused("no helper calls were recorded")
+    out = []
+    for c in raw:
+        if not isinstance(c, dict) or c.get("unrecorded") or not isinstance(c.get("helper"), str):
+            continue
+        args = decode(c.get("args"))
+        out.append(Call(c["helper"], args if isinstance(args, list) else [args],
+                        decode(c.get("own")), decode(c.get("value"))))
+    return out
+
+
+def _alike(got: Any, want: Any, close: Any) -> bool:
+    """Arguments or results equal up to the check's tolerance (lists of numbers as arrays)."""
+    try:
+        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    except (ValueError, TypeError):
+        pass
+    return close(got, want)
+
+
+def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[Any, list[Call]]:
+    """The reference caller on the recorded results, and the calls it relied on."""
+    used: list[Call] = []
+
+    def call(name: str, *given: Any, otherwise: Any = None) -> Any:
+        # a call not yet replayed first: a caller run twice on one case made each call twice
+        for c in sorted(calls, key=lambda c: any(c is u for u in used)):
+            if (c.helper == name and len(c.args) == len(given)
+                    and all(_alike(g, w, close) for g, w in zip(c.args, given, strict=True))):
+                used.append(c)
+                return c.value
+        if otherwise is not None and all(c.helper != name for c in calls):
+            return otherwise()  # a step the caller did itself, not through the helper
+        raise Refused(f"`{name}` was not called with the arguments a correct caller passes")
+
+    with np.errstate(all="ignore"):
+        try:
+            return chain.replay(args, call), used
+        except Refused:
+            raise
+        except Exception as error:  # noqa: BLE001 - a helper result the maths cannot use
+            raise Refused(f"a helper's result does not fit ({type(error).__name__})") from None
+
+
+def _constant(value: Any) -> bool:
+    """Every finite entry the same (zeros, ones, a fixed number), or fewer than two finite
+    entries: nothing a caller could be seen to use. Some inf or nan among varied finite
+    entries still counts: the caller must then match them."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        array = np.asarray(item, dtype=float)
+        finite = array[np.isfinite(array)]
+        if finite.size < 2 or np.ptp(finite) == 0:
+            return True
+    return False
+
+
+def _some_finite(value: Any) -> bool:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return any(np.isfinite(np.asarray(item, dtype=float)).any() for item in items)
+
+
+def degenerate(used: list[Call], output: Any, close: Any, overflow: bool = False) -> str | None:
+    """Why the helper results a caller relied on cannot carry a mistake forward, or None.
+    On a large-logit case (``overflow``) an overflowing helper's result may be all inf, nan
+    and zeros: only the other cases must show a result that varies."""
+    for c in used:
+        if not overflow and _constant(c.own):
+            return f"`{c.helper}` returned a constant (or no finite) result"
+        if _alike(c.own, output, close):
+            return f"`{c.helper}` returned the caller's own output"
+    return None
+
+
+def _shape(value: Any) -> tuple:
+    if isinstance(value, (list, tuple)):
+        return tuple(_shape(v) for v in value)
+    return np.shape(value)
+
+
+def ignores_input(used: list[Call], close: Any) -> str | None:
+    """A helper that gave one result for all the different arguments of one shape of result,
+    over all cases: a fixed answer cut to size, not a function of its input."""
+    groups: dict[tuple, list[Call]] = {}
+    for c in used:
+        groups.setdefault((c.helper, _shape(c.own)), []).append(c)
+    for (name, _), calls in groups.items():
+        first, rest = calls[0], calls[1:]
+        if (any(not _alike(c.args, first.args, close) for c in rest)
+                and all(_alike(c.own, first.own, close) for c in rest)):
+            return f"`{name}` returns the same result whatever it is given"
+    return None
+
+
+def _stateless(plain: list[Call], nudged: list[Call], close: Any) -> bool:
+    """The helper answered the same arguments the same way in both runs."""
+    return all(_alike(n.own, p.own, close) for n in nudged for p in plain
+               if n.helper == p.helper and len(n.args) == len(p.args)
+               and _alike(n.args, p.args, close))
+
+
+def check_case(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]:
+    """The helper calls one case relied on, if the caller is right given them (else Refused)."""
+    if "error" in record or not isinstance(record.get("nudged"), dict):
+        raise Refused("the caller raised an error")
+    nudge = record["nudged"]
+    if "error" in nudge:
+        raise Refused("the caller failed when its helpers' results changed")
+    got, again = decode(record.get("value")), decode(nudge.get("value"))
+    plain, moved = _calls(record.get("calls")), _calls(nudge.get("calls"))
+    want, used = replayed(chain, case.args, plain, close)
+    if not close(got, want):
+        raise Refused("the output differs from the reference given the helpers' results")
+    if reason := degenerate(used, got, close, case.large):
+        raise Refused(reason)
+    want_again, used_again = replayed(chain, case.args, moved, close)
+    if (any(_some_finite(c.own) for c in used_again)
+            and not any(not _alike(c.value, c.own, close) for c in used_again)):
+        raise Refused("the helpers' results were not nudged")
+    if not close(again, want_again):
+        raise Refused("the output does not follow its helpers' results")
+    if not _stateless(plain, moved, close):
+        raise Refused("a helper answered the same arguments differently")
+    return used
+
+
+def carry(check_id: str, seed: int, records: list, verdict: Verdict,
+          helpers: Mapping[str, Charged], credit: float = 1.0) -> tuple[Verdict, Charged]:
+    """A graded cell's final verdict (follow-through applied) and where its mistake is
+    charged: at itself when it lost points, at its helpers' cells when it was carried."""
+    if verdict.full:
+        return verdict, Charged()
+    carried = None
+    if verdict.misconception != "tampered":
+        carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
+    if carried is None:
+        return verdict, Charged((check_id,), verdict.misconception)
+    final, relied = carried
+    upstream = [helpers[CHAINS[check_id].helpers[name]] for name in relied]
+    at = sorted({cell for c in upstream for cell in c.at})
+    named = sorted({c.misconception for c in upstream if c.misconception not in UNNAMED})
+    return final, Charged(tuple(at), "; ".join(named) or None)
+
+
+def follow_through(check_id: str, seed: int, records: list, points: float,
+                   helpers: Mapping[str, Charged], credit: float = 1.0
+                   ) -> tuple[Verdict, list[str]] | None:
+    """The verdict of a cell that is right given the student's own helpers and the helpers
+    whose charged mistakes it carried, or None.
+
+    ``helpers`` maps the grade ids graded before this cell to how they were charged;
+    ``credit`` is the course's fraction of the points follow-through keeps (0: off).
+    """
+    try:
+        return _carried(check_id, seed, records, points, helpers, credit)
+    except Refused:
+        return None
+    except Exception:  # noqa: BLE001 - a hostile record must not crash grading
+        return None
+
+
+def _carried(check_id: str, seed: int, records: list, points: float,
+             helpers: Mapping[str, Charged], credit: float) -> tuple[Verdict, list[str]]:
+    from attnkit.judge.registry import checks
+
+    chain = CHAINS.get(check_id)
+    if chain is None or credit <= 0:
+        raise Refused("follow-through is off for this cell")
+    charged = {name: helpers[cell] for name, cell in chain.helpers.items()
+               if cell in helpers and helpers[cell].at}
+    if not charged:
+        raise Refused("no helper of this cell lost points at its own cell")
+    check = checks()[check_id]
+    close = partial(same, rtol=check.rtol, atol=check.atol)
+    cases = drawn_cases(check, seed)
+    if len(records) != len(cases):
+        raise Refused("not every case ran")
+    used = [c for case, record in zip(cases, records, strict=True)
+            for c in check_case(chain, case, record, close)]
+    if reason := ignores_input(used, close):
+        raise Refused(reason)
+    relied = {c.helper for c in used}
+    names = sorted(relied & set(charged))
+    if not names:
+        raise Refused("the caller relied on no helper that lost points")
+    return Verdict(check_id, round(points * min(credit, 1.0), 2), points,
+                   message(names, charged, len(cases), credit),
+                   [True] * len(cases), MISCONCEPTION), names
+
+
+def message(names: list[str], charged: Mapping[str, Charged], cases: int,
+            credit: float) -> str:
+    """The feedback: right given which helpers, and where their mistakes are charged."""
+    yours = " and ".join(f"`{n}`" for n in names)
+    at = sorted({cell for n in names for cell in charged[n].at})
+    what = sorted({m for n in names if (m := charged[n].misconception) not in UNNAMED})
+    mistake = f"its mistake ({'; '.join(what)})" if what else "its mistake"
+    if len(names) > 1:
+        mistake = "their mistakes" + (f" ({'; '.join(what)})" if what else "")
+    text = (f"right given your {yours}: on all {cases} cases this cell does exactly what it "
+            f"should with what {'they return' if len(names) > 1 else 'it returns'}; "
+            f"{mistake} {'are' if len(names) > 1 else 'is'} charged there "
+            f"({', '.join(at)}), not again here")
+    if credit < 1:
+        text += ". Follow-through keeps part of this cell's points (the course's setting)"
+    return text

@@ -1,0 +1,112 @@
+"""Requirements a cell states beyond the numbers: a shape, a dtype, a library, a generator.
+
+A ``Requirement`` is checked at the cell that states it, on the probe's records as they
+came back (shapes and dtypes intact, unlike the values ``same`` compares). When the maths
+is right and a requirement is broken, the cell keeps ``credit`` of its points and the hint
+says which requirement and where the notebook states it. Cases marked ``audit`` (for
+example a call with scipy unavailable) test the requirement only, not the maths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge.misconceptions import Raised
+from attnkit.kernel.cases import Case
+
+
+def _never(case: Case) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One stated requirement of a check.
+
+    ``broken(got, cases, records)`` returns what is wrong (a fact, filled into ``hint``
+    as ``{found}``) or None; ``got`` holds the decoded outputs with their own shapes (None
+    where the values are wrong), ``records`` the probe's raw records (their ``value``
+    carries the dtype).
+    """
+
+    name: str
+    broken: Callable[[list[Any], list[Case], list[dict]], str | None]
+    hint: str
+    credit: float = 0.5
+    audit: Callable[[Case], bool] = _never
+
+    def message(self, found: str) -> str:
+        return self.hint.replace("{found}", found)
+
+
+def shape_is(expected: Callable[[Case], tuple], what: str
+             ) -> Callable[[list[Any], list[Case], list[dict]], str | None]:
+    """Every result (or every item of a list result) has the shape ``expected(case)``."""
+    def broken(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+        for value, case in zip(got, cases, strict=True):
+            if isinstance(value, Raised) or value is None:
+                continue
+            items = value if isinstance(value, list) else [value]
+            want = expected(case)
+            for item in items:
+                if np.shape(item) != want:
+                    return f"on {case.name} {what} {np.shape(item)}; expected {want}"
+        return None
+    return broken
+
+
+def dtype_is(kind: str, what: str) -> Callable[[list[Any], list[Case], list[dict]], str | None]:
+    """Every result's dtype is of numpy kind ``kind`` ("b" for bool)."""
+    def broken(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+        for record, case in zip(records, cases, strict=False):
+            value = record.get("value") if isinstance(record, dict) else None
+            if not isinstance(value, dict) or "dtype" not in value:
+                continue
+            try:
+                found = np.dtype(str(value["dtype"]))
+            except TypeError:
+                return f"on {case.name} {what} an unreadable dtype"
+            if found.kind != kind:
+                return f"on {case.name} {what} dtype {found}"
+        return None
+    return broken
+
+
+def raised_on_audit(word: str) -> Callable[[list[Any], list[Case], list[dict]], str | None]:
+    """An audit case raised an error that names ``word`` (a library made unavailable)."""
+    def broken(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+        for value, case in zip(got, cases, strict=True):
+            if case.args.get("audit") and isinstance(value, Raised) and word in value.message:
+                return f"with {word} unavailable it raised {value.message[:200]}"
+        return None
+    return broken
+
+
+def audit_case(case: Case) -> bool:
+    return bool(case.args.get("audit"))
+
+
+def broken_requirements(require: tuple[Requirement, ...], got: list[Any], cases: list[Case],
+                        records: list[dict]) -> list[tuple[Requirement, str]]:
+    """The requirements these outputs break, with what was found (``got`` holds None where
+    the values are wrong: a shape is judged on right values only)."""
+    out = []
+    for requirement in require:
+        try:
+            found = requirement.broken(got, cases, records)
+        except Exception:  # noqa: BLE001 - malformed output: the values will say so
+            found = None
+        if found:
+            out.append((requirement, found))
+    return out
+
+
+def unmet(broken: list[tuple[Requirement, str]]) -> tuple[str, float, str]:
+    """Right maths, broken requirements: (every requirement's hint, the lowest credit,
+    their names)."""
+    return ("; ".join(r.message(found) for r, found in broken),
+            min(r.credit for r, _ in broken), "; ".join(r.name for r, _ in broken))

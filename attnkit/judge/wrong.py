@@ -1,0 +1,109 @@
+"""``Wrong``: one known mistake of a check, how it is run, and two of them composed.
+
+A ``Wrong`` built with ``variant`` is ``family(args, **params)``: two variants of one family
+that set different parameters compose into one with both mistakes, named both (a student's
+function with a wrong scale and a softmax shifted by one maximum for the whole matrix).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from attnkit.kernel.cases import Args
+
+
+class Raised:
+    """Stands for an exception where a result was expected (student or variant)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Raised({self.message!r})"
+
+
+class _Facts(dict):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """One misconception of one check.
+
+    ``fn`` returns what the mistake gives on a case's arguments (or raises
+    where the mistake crashes). For per-case checks it may return None for
+    cases it says nothing about. Statistical checks, whose outputs are random,
+    use ``test(output, args)`` instead.
+    """
+
+    name: str
+    fn: Callable[[Args], Any] | None
+    hint: str
+    credit: float = 0.0  # fraction of the cell's points this mistake keeps
+    test: Callable[[Any, Args], bool] | None = None
+    family: Callable[..., Any] | None = None  # fn is family(args, **params): composable
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def message(self, facts: dict) -> str:
+        return self.hint.format_map(_Facts(facts))
+
+
+def variant(name: str, family: Callable[..., Any], hint: str, credit: float = 0.0,
+            **params: Any) -> Wrong:
+    """A ``Wrong`` computed by ``family(args, **params)``; two of one family compose."""
+    return Wrong(name, partial(family, **params), hint, credit, family=family,
+                 params=tuple(params.items()))
+
+
+def _unwrapped(family: Callable[..., Any]) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """A family and the keywords fixed in it (``scaled(family, "sqrt_Dq")``)."""
+    if isinstance(family, partial):
+        return family.func, dict(family.keywords)
+    return family, {}
+
+
+def compose(one: Wrong, other: Wrong) -> Wrong | None:
+    """Both mistakes at once, both named, when they are variants of one family that set
+    different parameters; None otherwise."""
+    if one.family is None or other.family is None:
+        return None
+    (fn, fixed), (other_fn, other_fixed) = _unwrapped(one.family), _unwrapped(other.family)
+    mine, theirs = dict(one.params), dict(other.params)
+    if fn is not other_fn or set(mine) & set(theirs):
+        return None
+    both = partial(fn, **{**fixed, **other_fixed, **mine, **theirs})
+    credit = min(one.credit, other.credit)
+    first, second = (_KEEP.sub("", w.hint).rstrip(". ") for w in (one, other))
+    kept = ": you keep half the points" if credit == 0.5 else ""
+    return Wrong(f"{one.name}; {other.name}", both,
+                 f"two mistakes. First, {first}. Second, {second}{kept}", credit)
+
+
+_KEEP = re.compile(r"[:;,.]?\s*(you )?keep half the points")
+
+
+def run_variant(fn: Callable[[Args], Any], args: Args) -> Any:
+    """A variant's output on one case, ``Raised`` where it raises."""
+    with np.errstate(all="ignore"):
+        try:
+            return fn(args)
+        except Exception as error:  # noqa: BLE001 - a crash is what some mistakes give
+            return Raised(f"{type(error).__name__}: {error}")
+
+
+def pairs(wrongs: tuple[Wrong, ...]) -> list[Wrong]:
+    """Every two composable mistakes of a check, composed."""
+    out = []
+    for i, one in enumerate(wrongs):
+        for other in wrongs[i + 1:]:
+            both = compose(one, other)
+            if both is not None:
+                out.append(both)
+    return out

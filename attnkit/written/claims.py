@@ -1,0 +1,170 @@
+"""Claims, so that TAs grading one question at once each get different answers: "next
+ungraded" gives a TA the first group that is neither graded nor claimed by another TA, and
+claims it for them until it expires (a TA who walks away holds nothing for long).
+
+A group is named by a key: a group of the grouping's, or one student's id when answers are
+graded one by one. The claims live in the gradebook's database (``store.CLAIMS``), so TAs on
+different servers of one course share them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+
+from attnkit.written import store
+from attnkit.written.model import Mark
+from attnkit.written.store import CLAIMS
+
+TTL = timedelta(minutes=10)  # long enough to grade a group, short enough to lose little
+BY_HAND = "formgrader"  # graded outside the kit: nbgrader records no name
+LEFT_BLANK = "nbgrader (left blank)"  # an answer handed in as released, scored 0 by nbgrader
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``ta`` is grading the group ``key`` of one question until ``expires_at`` (UTC)."""
+
+    assignment: str
+    grade_id: str
+    key: str
+    ta: str
+    claimed_at: datetime
+    expires_at: datetime
+
+
+class Taken(Exception):
+    """Another TA holds the claim."""
+
+    def __init__(self, holder: Claim) -> None:
+        self.holder = holder
+        super().__init__(f"{holder.key} is being graded by {holder.ta} (claimed "
+                         f"{holder.claimed_at:%H:%M:%S}, until {holder.expires_at:%H:%M:%S} UTC)")
+
+
+def _ttl(ttl: timedelta | float) -> timedelta:
+    return ttl if isinstance(ttl, timedelta) else timedelta(seconds=ttl)
+
+
+def _claim(row: sa.Row) -> Claim:
+    return Claim(row.assignment, row.grade_id, row.group_key, row.ta, row.claimed_at,
+                 row.expires_at)
+
+
+def _key(assignment: str, grade_id: str, key: str) -> sa.ColumnElement[bool]:
+    return sa.and_(CLAIMS.c.assignment == assignment, CLAIMS.c.grade_id == grade_id,
+                   CLAIMS.c.group_key == key)
+
+
+def _take(conn: sa.Connection, assignment: str, grade_id: str, key: str, ta: str,
+          ttl: timedelta) -> Claim:
+    """Claim in the caller's locked transaction; ``Taken`` if another TA's claim is live."""
+    stamp = store.now()
+    row = conn.execute(sa.select(CLAIMS).where(_key(assignment, grade_id, key))).first()
+    if row is not None and row.ta != ta and row.expires_at > stamp:
+        raise Taken(_claim(row))
+    values = {"ta": ta, "claimed_at": row.claimed_at if row is not None and row.ta == ta
+              else stamp, "expires_at": stamp + ttl}
+    if row is None:
+        conn.execute(sa.insert(CLAIMS).values(assignment=assignment, grade_id=grade_id,
+                                              group_key=key, **values))
+    else:
+        conn.execute(sa.update(CLAIMS).where(_key(assignment, grade_id, key)).values(**values))
+    return Claim(assignment, grade_id, key, ta, values["claimed_at"], values["expires_at"])
+
+
+def claim(db_url: str, assignment: str, grade_id: str, key: str, ta: str,
+          ttl: timedelta | float = TTL) -> Claim:
+    """Claim (or renew the claim on) group ``key`` for ``ta``, for ``ttl`` (seconds or a
+    timedelta). ``Taken`` when another TA's claim has not expired."""
+    with store.engine(db_url).begin() as conn:
+        store.lock(conn, CLAIMS)
+        return _take(conn, assignment, grade_id, key, ta, _ttl(ttl))
+
+
+def release(db_url: str, assignment: str, grade_id: str, key: str, ta: str) -> bool:
+    """Give up ``ta``'s claim on ``key``; False if they held none."""
+    with store.engine(db_url).begin() as conn:
+        done = conn.execute(sa.delete(CLAIMS).where(_key(assignment, grade_id, key),
+                                                    CLAIMS.c.ta == ta))
+        return bool(done.rowcount)
+
+
+def claims(db_url: str, assignment: str, grade_id: str | None = None) -> list[Claim]:
+    """The live claims on the assignment's questions (or one question's), oldest first."""
+    query = sa.select(CLAIMS).where(CLAIMS.c.assignment == assignment,
+                                    CLAIMS.c.expires_at > store.now())
+    if grade_id is not None:
+        query = query.where(CLAIMS.c.grade_id == grade_id)
+    with store.engine(db_url).connect() as conn:
+        return [_claim(r) for r in conn.execute(query.order_by(CLAIMS.c.claimed_at))]
+
+
+def next_ungraded(db_url: str, assignment: str, grade_id: str, keys: Sequence[str], ta: str,
+                  members: Mapping[str, Iterable[str]] | None = None,
+                  ttl: timedelta | float = TTL) -> str | None:
+    """The first of ``keys`` (in the page's order) that still has an answer to grade and no
+    other TA's live claim, now claimed for ``ta``; None when there is none. ``members``:
+    each group's students (default: each key is one student's id). ``ta``'s other claims on
+    the question are released: moving on means leaving them."""
+    with store.engine(db_url).begin() as conn:
+        store.lock(conn, CLAIMS)
+        stamp = store.now()
+        waiting = store.waiting(conn, assignment, grade_id)
+        held = {r.group_key for r in conn.execute(sa.select(CLAIMS.c.group_key).where(
+            CLAIMS.c.assignment == assignment, CLAIMS.c.grade_id == grade_id,
+            CLAIMS.c.ta != ta, CLAIMS.c.expires_at > stamp))}
+        conn.execute(sa.delete(CLAIMS).where(CLAIMS.c.assignment == assignment,
+                                             CLAIMS.c.grade_id == grade_id,
+                                             CLAIMS.c.ta == ta))
+        for key in keys:
+            group = members[key] if members is not None else (key,)
+            if key not in held and any(s in waiting for s in group):
+                _take(conn, assignment, grade_id, key, ta, _ttl(ttl))
+                return key
+    return None
+
+
+# ------------------------------------------------------------------ progress
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the grading of one question is: answers graded, by whom, who is at it."""
+
+    grade_id: str
+    answers: int
+    graded: int
+    by: dict[str, int] = field(default_factory=dict)  # grader -> answers graded
+    claimed: dict[str, int] = field(default_factory=dict)  # TA -> groups claimed now
+
+    @property
+    def pending(self) -> int:
+        return self.answers - self.graded
+
+
+def progress(db_url: str, assignment: str, grade_ids: Iterable[str]) -> list[Progress]:
+    """Per question: answers graded and by whom (the TA who last wrote it through the kit,
+    ``BY_HAND`` or ``LEFT_BLANK``), and the live claims per TA."""
+    found = []
+    with store.engine(db_url).connect() as conn:
+        live = conn.execute(sa.select(CLAIMS.c.grade_id, CLAIMS.c.ta).where(
+            CLAIMS.c.assignment == assignment, CLAIMS.c.expires_at > store.now())).all()
+        for grade_id in grade_ids:
+            marks = store.marks(conn, assignment, grade_id).values()
+            graded = [m for m in marks if not m.needs_manual_grade]
+            by = Counter(_grader(m) for m in graded)
+            claimed = Counter(ta for g, ta in live if g == grade_id)
+            found.append(Progress(grade_id, len(marks), len(graded), dict(by.most_common()),
+                                  dict(claimed.most_common())))
+    return found
+
+
+def _grader(mark: Mark) -> str:
+    if mark.graded_by:
+        return mark.graded_by
+    return LEFT_BLANK if mark.manual_score is None else BY_HAND

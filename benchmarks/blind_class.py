@@ -1,0 +1,263 @@
+"""Grade a blind-written class and print where each labelled bug was charged.
+
+A blind class (``tests/data/blind/class1``: students x problem sets written from the
+release notebooks only, ``labels.json`` naming each bug's cell, function and the functions
+it also affects) is graded as a lecturer would: a scratch course from this tree's
+``source/`` and config, ``nbgrader generate_assignment``, ``attnkit intake``, ``attnkit
+autograde``. Scores come from the gradebook, hints from the autograded notebooks. Then the
+figures of ``tests/data/blind/class1_before``:
+
+* correct solutions marked down (the students without labelled bugs, autograded cells);
+* bugs charged at their own cell, only at another cell, more than once, nowhere (a
+  downstream cell already losing points for a bug of its own is "masked", not counted);
+* hints naming the mistake: the own cell's hint matches the bug's pattern in ``NAMES``
+  (what a hint must say to name that mistake, written once per bug);
+* cells whose visible test failed although the hidden check gave full points.
+
+    .venv/bin/python benchmarks/blind_class.py [--out tests/data/blind/class1_after] [--keep DIR]
+
+The kit that grades is the one Python imports (run with PYTHONPATH=<tree> to grade with a
+worktree); ``--tree`` gives the matching ``source/`` and config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook
+
+from attnkit.pipeline.cells import VERDICT
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+# The course salt class1_before was graded with (its grading seeds): the same seeds per
+# student, so a before/after comparison differs by the kit only.
+CLASS1_SALT = "8141babc93ec89c33a9ed46e6a406e773e47aaef471d2ffd31bd96bb20c55281"
+PROBLEM_SETS = ("ps1_self_attention", "ps2_multihead_attention", "ps3_attention_layer",
+                "ps4_encoder_decoder_attention", "ps5_masked_attention")
+
+OWN = {  # function -> the graded test cell that tests it
+    "softmax": {"ps1_self_attention": "ps1_softmax", "ps3_attention_layer": "ps3_softmax"},
+    "self_attention_loop": "ps1_self_attention_loop", "softmax_cols": "ps1_softmax_cols",
+    "self_attention": "ps1_self_attention",
+    "scaled_dot_product_self_attention": "ps1_scaled_attention",
+    "check_equivariance": "ps1_equivariance", "single_head_attention": "ps2_single_head",
+    "multihead_scaled_self_attention": "ps2_multihead_scaled",
+    "multihead_self_attention": "ps2_multihead_general", "SelfAttention.__init__": "ps3_init",
+    "SelfAttention.forward": "ps3_forward", "get_scores": "ps4_get_scores",
+    "scale_scores": "ps4_scale_scores", "get_attention_weights": "ps4_attention_weights",
+    "get_context_vector": "ps4_context_vector", "single_query_attention": "ps4_single_query",
+    "head_W_shape": "ps4_dimensions", "concat_shape": "ps4_dimensions",
+    "W_O_shape": "ps4_dimensions", "split_heads": "ps4_split_heads",
+    "causal_mask": "ps5_causal_mask", "masked_softmax_cols": "ps5_masked_softmax",
+    "masked_self_attention": "ps5_masked_attention",
+    "positional_encoding": "ps5_positional_encoding", "equivariance_gaps": "ps5_equivariance",
+}
+
+NAMES = {  # (student, function) -> what the own cell's hint says when it names the mistake
+    ("blind1_s6", "softmax_cols"): r"one maximum for the whole matrix",
+    ("blind1_s6", "scaled_dot_product_self_attention"): r"sqrt\(D\) = sqrt",
+    ("blind1_s6", "single_head_attention"): r"H_D",
+    ("blind1_s6", "multihead_self_attention"): r"heads\[0\] and heads\[1\]",
+    ("blind1_s6", "softmax"): r"one maximum for the whole matrix",
+    ("blind1_s6", "SelfAttention.__init__"): r"np\.random\.rand",
+    ("blind1_s6", "get_context_vector"): r"broadcasts",
+    ("blind1_s6", "concat_shape"): r"concat_shape: \(4, 4\) is the weight blocks",
+    ("blind1_s6", "split_heads"): r"range\(h\)",
+    ("blind1_s6", "causal_mask"): r"boolean",
+    ("blind1_s6", "masked_softmax_cols"): r"softmax of every score",
+    ("blind1_s6", "equivariance_gaps"): r"permuted X \+ Pi",
+    ("blind1_s7", "self_attention_loop"): r"Q\^T K",
+    ("blind1_s7", "self_attention"): r"Q\^T K",
+    ("blind1_s7", "scaled_dot_product_self_attention"): r"sqrt\(D\) = sqrt",
+    ("blind1_s7", "multihead_scaled_self_attention"): r"side by side",
+    ("blind1_s7", "multihead_self_attention"): r"q, k, v",
+    ("blind1_s7", "SelfAttention.__init__"): r"standard deviation 0\.\d+",
+    ("blind1_s7", "SelfAttention.forward"): r"self\.dims",
+    ("blind1_s7", "get_attention_weights"): r"no scipy",
+    ("blind1_s7", "single_query_attention"): r"sqrt\(d_k\)",
+    ("blind1_s7", "head_W_shape"): r"transposed",
+    ("blind1_s7", "causal_mask"): r"hides the diagonal",
+    ("blind1_s7", "positional_encoding"): r"own index in the exponent",
+    ("blind1_s8", "self_attention_loop"): r"D x 1 column",
+    ("blind1_s8", "softmax_cols"): r"axis=1",
+    ("blind1_s8", "single_head_attention"): r"sqrt\(D/2\)",
+    ("blind1_s8", "multihead_self_attention"): r"second call",
+    ("blind1_s8", "SelfAttention.__init__"): r"np\.random\.seed",
+    ("blind1_s8", "SelfAttention.forward"): r"without transposing K",
+    ("blind1_s8", "get_scores"): r"1-D array",
+    ("blind1_s8", "get_context_vector"): r"notebook globals",
+    ("blind1_s8", "W_O_shape"): r"one head",
+    ("blind1_s8", "masked_softmax_cols"): r"no allowed entry",
+    ("blind1_s8", "equivariance_gaps"): r"notebook globals",
+}
+
+
+def own_cell(ps: str, function: str) -> str:
+    cell = OWN[function]
+    return cell[ps] if isinstance(cell, dict) else cell
+
+
+def run(args: list[str], cwd: Path) -> None:
+    result = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=cwd, text=True,
+                            capture_output=True)
+    if result.returncode:
+        raise SystemExit(f"{' '.join(args)} failed:\n{result.stdout[-2000:]}\n"
+                         f"{result.stderr[-2000:]}")
+
+
+def grade_class(blind: Path, course: Path, tree: Path, salt: str) -> None:
+    """A scratch course from ``tree`` with the class handed in, autograded."""
+    shutil.copytree(tree / "source", course / "source")
+    shutil.copy(tree / "nbgrader_config.py", course)
+    (course / ".attnkit").mkdir(mode=0o700)
+    (course / ".attnkit" / "seed-salt").write_text(salt + "\n")
+    (course / ".attnkit" / "seed-salt").chmod(0o600)
+    students = sorted(p.name for p in blind.iterdir() if p.is_dir())
+    (course / "roster.csv").write_text("id,first_name,last_name,email\n" + "".join(
+        f"{s},Blind,{s},{s}@example.org\n" for s in students))
+    run(["nbgrader", "db", "student", "import", "roster.csv"], course)
+    for ps in PROBLEM_SETS:
+        run(["nbgrader", "generate_assignment", ps, "--force"], course)
+        for student in students:
+            target = course / "submitted" / student / ps
+            target.mkdir(parents=True)
+            shutil.copy(blind / student / ps / f"{ps}.ipynb", target)
+        run(["attnkit", "intake", ps], course)
+    run(["attnkit", "autograde", *PROBLEM_SETS, "--force"], course)
+
+
+def read_cells(course: Path) -> dict[tuple[str, str, str], dict]:
+    """(student, ps, graded cell) -> score, max, hint, for every autograded cell."""
+    out = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for ps in PROBLEM_SETS:
+            for student in sorted(p.name for p in (course / "autograded").iterdir()):
+                nb = nbformat.read(course / "autograded" / student / ps / f"{ps}.ipynb", 4)
+                for cell in nb.cells:
+                    meta = cell.metadata.get("nbgrader", {})
+                    if not meta.get("grade") or cell.cell_type != "code":
+                        continue
+                    grade = gb.find_grade(meta["grade_id"], ps, ps, student)
+                    verdict = cell.metadata.get(VERDICT, {})
+                    errors = [o.get("text", "").strip()[:200] for o in cell.get("outputs", [])
+                              if o.get("text", "").startswith("visible test:")]
+                    out[(student, ps, meta["grade_id"])] = {
+                        "score": grade.score, "max": grade.max_score,
+                        "hint": verdict.get("message", ""), "visible_error": errors}
+    return out
+
+
+def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict:
+    """Where each labelled code bug was charged and whether its hint named it."""
+    bugs = [b for b in labels if b["cell"] and b.get("function")]
+    own_cells = {(b["student"], b["ps"], own_cell(b["ps"], b["function"])) for b in bugs}
+    rows = []
+    for b in bugs:
+        student, ps, fn = b["student"], b["ps"], b["function"]
+        own = cells[(student, ps, own_cell(ps, fn))]
+        down = sorted({own_cell(ps, f) for f in b.get("also_affects") or []
+                       if f in OWN} - {own_cell(ps, fn)})
+        charged_down = [c for c in down if cells[(student, ps, c)]["score"]
+                        < cells[(student, ps, c)]["max"] and (student, ps, c) not in own_cells]
+        charged_own = own["score"] < own["max"]
+        pattern = NAMES.get((student, fn))  # a class without patterns is judged by hand
+        named = charged_own and pattern is not None and bool(re.search(pattern, own["hint"]))
+        rows.append({"bug": f"{student}/{ps}/{b['cell']}/{fn}", "own_cell": own_cell(ps, fn),
+                     "own_score": f"{own['score']:g}/{own['max']:g}",
+                     "charged_at_own": charged_own, "charged_downstream": charged_down,
+                     "hint_names_mistake": named, "hint": own["hint"]})
+    buggy = {b["student"] for b in bugs}
+    marked_down = [f"{s}/{ps}/{c} {v['score']:g}/{v['max']:g}: {v['hint'][:120]}"
+                   for (s, ps, c), v in sorted(cells.items())
+                   if s not in buggy and v["score"] < v["max"]]
+    contradictions = [f"{s}/{ps}/{c}: {v['visible_error'][0]}" for (s, ps, c), v
+                      in sorted(cells.items()) if v["visible_error"] and v["score"] == v["max"]]
+    n = len(rows)
+    named = sum(r["hint_names_mistake"] for r in rows)
+    return {
+        "code_bugs": n,
+        "correct_solutions_marked_down": marked_down,
+        "correct_cells": sum(1 for s, _, _ in cells if s not in buggy),
+        "charged_at_own_cell": sum(r["charged_at_own"] for r in rows),
+        "charged_only_elsewhere": [r["bug"] for r in rows
+                                   if not r["charged_at_own"] and r["charged_downstream"]],
+        "charged_more_than_once": [r["bug"] for r in rows
+                                   if r["charged_at_own"] and r["charged_downstream"]],
+        "charged_nowhere": [r["bug"] for r in rows
+                            if not r["charged_at_own"] and not r["charged_downstream"]],
+        "hints_naming_mistake": named,
+        "hints_naming_mistake_pct": round(100 * named / n, 1),
+        "visible_test_failed_with_full_points": contradictions,
+        "bugs": rows,
+    }
+
+
+def table(f: dict) -> str:
+    lines = [
+        f"- Correct solutions marked down: **{len(f['correct_solutions_marked_down'])}** of "
+        f"{f['correct_cells']} (student, cell) pairs",
+        f"- Bugs charged at their own cell: **{f['charged_at_own_cell']} / {f['code_bugs']}**",
+        f"- Charged only at another cell: {len(f['charged_only_elsewhere'])}: "
+        + ", ".join(f["charged_only_elsewhere"]),
+        f"- Charged more than once: **{len(f['charged_more_than_once'])}**: "
+        + ", ".join(f["charged_more_than_once"]),
+        f"- Charged nowhere: **{len(f['charged_nowhere'])}**: " + ", ".join(f["charged_nowhere"]),
+        f"- Hints naming the mistake (own cell): **{f['hints_naming_mistake']} / "
+        f"{f['code_bugs']} = {f['hints_naming_mistake_pct']} %**",
+        f"- Visible test failed where the hidden check gave full points: "
+        f"{len(f['visible_test_failed_with_full_points'])}"
+        + "".join(f"\n  - {c}" for c in f["visible_test_failed_with_full_points"]),
+        "", "| bug | own cell | score | charged downstream | hint names it | hint |",
+        "|---|---|---|---|---|---|"]
+    for r in f["bugs"]:
+        hint = r["hint"].replace("|", "\\|")
+        hint = hint if len(hint) <= 160 else hint[:159] + "…"
+        lines.append(f"| {r['bug']} | {r['own_cell']} | {r['own_score']} | "
+                     f"{', '.join(r['charged_downstream'])} | "
+                     f"{'yes' if r['hint_names_mistake'] else 'no'} | {hint} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blind", type=Path, default=REPO / "tests/data/blind/class1")
+    parser.add_argument("--out", type=Path, help="write figures.json and table.md here")
+    parser.add_argument("--keep", type=Path, help="grade in this (new) folder and keep it")
+    parser.add_argument("--salt", default=CLASS1_SALT, help="the course's grading salt")
+    parser.add_argument("--tree", type=Path, default=REPO,
+                        help="the source/ and config to grade with (the kit is what imports)")
+    parser.add_argument("--graded", type=Path, help="read a course graded before, no grading")
+    args = parser.parse_args()
+    course = args.graded or args.keep or Path(tempfile.mkdtemp(prefix="attnkit-blind-",
+                                                               dir="/var/tmp"))
+    course.mkdir(parents=True, exist_ok=True)
+    try:
+        if not args.graded:
+            grade_class(args.blind, course, args.tree, args.salt)
+        f = figures(json.loads((args.blind / "labels.json").read_text()), read_cells(course))
+    finally:
+        if not (args.keep or args.graded):
+            shutil.rmtree(course, ignore_errors=True)
+    text = table(f)
+    print(text)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "figures.json").write_text(json.dumps(f, indent=1) + "\n")
+        (args.out / "table.md").write_text(
+            f"# {args.blind.name} graded by benchmarks/blind_class.py\n\n"
+            f"`benchmarks/blind_class.py --out {args.out.name}` with class1_before's grading "
+            "salt. Figures as in class1_before/table.md; a hint names the mistake when the own "
+            "cell's hint matches the bug's pattern in the script's `NAMES`.\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Follow-through credit in-process: the kernel's recording probe on student-style code, then
+the judge's ``carry``. What it must give (a cell right given a wrong helper), what it must
+refuse (every way to buy it), and the course's setting. The same attacks through
+``attnkit autograde`` are in tests/test_follow_through.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from traitlets.config import Config
+
+from attnkit.dev.charged import grade_all, kernel, targets
+from attnkit.judge.carry import Charged, carry
+from attnkit.judge.verdicts import Verdict, judge
+from attnkit.kernel.probe import records
+from attnkit.pipeline.preprocessors import JudgeProbes
+
+SEED = 4
+HEAD, TWO, GENERAL = "ps2_single_head", "ps2_multihead_scaled", "ps2_multihead_general"
+
+NOTEBOOK = """
+def softmax_cols(S):
+    e = np.exp(S - S.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))  # sqrt(D): wrong
+
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.vstack([h1, h2])
+
+def multihead_self_attention(X, heads, omega_c):
+    return omega_c @ np.vstack([single_head_attention(X, **h) for h in heads])
+"""
+TARGETS = {HEAD: "single_head_attention", TWO: "multihead_scaled_self_attention",
+           GENERAL: "multihead_self_attention"}
+
+
+def space(*overrides: str) -> dict:
+    out: dict = {"np": np}
+    for code in (NOTEBOOK, *overrides):
+        exec(code, out)  # noqa: S102 - the test's own student code
+    return out
+
+
+def graded(ns: dict, credit: float = 1.0) -> dict[str, Verdict]:
+    """ps2's three cells graded in notebook order, as JudgeProbes does."""
+    charged: dict[str, Charged] = {}
+    out = {}
+    for check, name in TARGETS.items():
+        recs = records(check, (ns[name],), SEED)
+        out[check], charged[check] = carry(check, SEED, recs, judge(check, SEED, recs, 3.0),
+                                           charged, credit)
+    return out
+
+
+def scores(verdicts: dict[str, Verdict]) -> tuple[float, ...]:
+    return tuple(verdicts[c].score for c in TARGETS)
+
+
+def test_a_caller_right_given_a_wrong_helper_keeps_its_points() -> None:
+    verdicts = graded(space())
+    assert scores(verdicts) == (0.0, 3.0, 3.0)
+    for check in (TWO, GENERAL):
+        assert verdicts[check].misconception == "follow-through"
+        assert verdicts[check].message.startswith("right given your `single_head_attention`")
+        assert "scale sqrt(D)" in verdicts[check].message
+        assert "charged there (ps2_single_head), not again here" in verdicts[check].message
+
+
+def test_a_course_sets_the_fraction_or_turns_it_off() -> None:
+    assert scores(graded(space(), credit=0.5)) == (0.0, 1.5, 1.5)
+    assert "part of this cell's points" in graded(space(), credit=0.5)[TWO].message
+    assert scores(graded(space(), credit=0.0)) == (0.0, 0.0, 0.0)
+    assert JudgeProbes().follow_through == 1.0
+    config = Config()
+    config.JudgeProbes.follow_through = 0.25
+    assert JudgeProbes(config=config).follow_through == 0.25
+
+
+ATTACKS = {
+    "a constant helper": """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    return np.ones((omega_v.shape[0], X.shape[1]))
+""",
+    "a helper of nan": """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    return np.full((omega_v.shape[0], X.shape[1]), np.nan)
+""",
+    "a helper that ignores its input": """
+_fixed = np.random.default_rng(0).normal(size=(64, 64))
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    return _fixed[: omega_v.shape[0], : X.shape[1]]
+""",
+    "a caller that ignores what its helper returns": """
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return np.zeros((omega_c.shape[0], X.shape[1]))
+""",
+    "a stateful helper that answers the caller differently": """
+_calls = [0]
+_right = single_head_attention
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    _calls[0] += 1
+    return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k) * _calls[0]
+""",
+}
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_follow_through_cannot_be_bought(attack: str) -> None:
+    verdicts = graded(space(ATTACKS[attack]))
+    assert verdicts[TWO].score == 0.0, verdicts[TWO].message
+    assert verdicts[TWO].misconception != "follow-through"
+
+
+def test_a_right_helper_earns_a_wrong_caller_nothing() -> None:
+    reversed_heads = """
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    return omega_c @ np.vstack([h2, h1])
+"""
+    right_head = """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+"""
+    verdicts = graded(space(right_head, reversed_heads))
+    assert scores(verdicts) == (3.0, 0.0, 3.0)
+    assert verdicts[TWO].misconception == "heads reversed"
+
+
+def _forged(recs: list[dict], change) -> list[dict]:
+    out = copy.deepcopy(recs)
+    for record in out:
+        change(record)
+    return out
+
+
+@pytest.mark.parametrize("forgery", ["no nudged run", "nudge dropped", "no calls"])
+def test_forged_records_earn_nothing(forgery: str) -> None:
+    """A student who patches the probe in the kernel can only drop evidence, never add it."""
+    ns = space()
+    head = records(HEAD, (ns["single_head_attention"],), SEED)
+    charged = {HEAD: carry(HEAD, SEED, head, judge(HEAD, SEED, head, 2.0), {})[1]}
+    recs = records(TWO, (ns["multihead_scaled_self_attention"],), SEED)
+
+    def change(record: dict) -> None:
+        if forgery == "no nudged run":
+            del record["nudged"]
+        elif forgery == "nudge dropped":  # the nudged run reports the plain one
+            record["nudged"] = {"value": record["value"], "calls": record["calls"]}
+        else:
+            record["calls"] = []
+
+    forged = _forged(recs, change)
+    verdict, _ = carry(TWO, SEED, forged, judge(TWO, SEED, forged, 3.0), charged)
+    assert verdict.score == 0.0, verdict.message
+
+
+# ------------------------------------------------------------------ the first blind class
+
+BLIND = Path(__file__).resolve().parent / "data" / "blind" / "class1"
+# bugs its writers said reach other cells, charged more than once before follow-through
+CHARGED_ONCE_NOW = {("blind1_s6", "ps2_multihead_scaled"), ("blind1_s7", "ps5_masked_attention"),
+                    ("blind1_s7", "ps5_equivariance"), ("blind1_s8", "ps1_self_attention"),
+                    ("blind1_s8", "ps1_scaled_attention")}
+
+
+def test_the_blind_class_is_carried_only_where_its_writers_said() -> None:
+    """Follow-through in class 1 (hand-ins run in-process): every carried cell is one whose
+    function a labelled bug's ``also_affects`` names, and the known ones are all carried."""
+    labels = json.loads((BLIND / "labels.json").read_text())
+    affected = {(b["student"], b["ps"], f) for b in labels for f in b.get("also_affects", [])}
+    carried = set()
+    for notebook in sorted(BLIND.glob("blind1_s*/*/*.ipynb")):
+        student, assignment = notebook.parts[-3], notebook.parent.name
+        functions = targets(assignment)
+        verdicts = grade_all(assignment, kernel(assignment, notebook=notebook), SEED)
+        for cell, verdict in verdicts.items():
+            if verdict.misconception == "follow-through":
+                carried.add((student, cell))
+                assert any((student, assignment, f.split(".")[0]) in affected
+                           for f in functions[cell].split(", ")) or any(
+                    (student, assignment, f) in affected and f.startswith(functions[cell])
+                    for _, _, f in affected), (student, cell, verdict.message)
+    assert CHARGED_ONCE_NOW <= carried, carried
