@@ -66,6 +66,9 @@ class Hostile:
     suffix: str = ""  # code put after it
     stub: bool = False  # the target raises NotImplementedError instead
     only: str = ""  # one assignment only
+    # graded on every assignment: it games that assignment's own checks. The others attack
+    # the grader, not a check, and are graded once, spread over the assignments
+    each: bool = False
     # cells of ``zero`` that follow-through may credit: right given the broken helper
     carried: tuple[str, ...] = ()
     edit: Callable[[nbformat.NotebookNode, Target, str], None] | None = None
@@ -335,14 +338,15 @@ SUITE: list[Hostile] = [
             REACH, stub=True, edit=_duplicate),
     Hostile("h05_patch_numpy", "patches np.allclose, np.testing and np.isfinite", REACH,
             prefix=PATCH_NUMPY, stub=True,
-            may=("ps1_equivariance",)),  # the student's own check uses the patched allclose
+            may=("ps1_equivariance",),  # the student's own check uses the patched allclose
+            each=True),
     Hostile("h06_patch_builtins", "patches builtins (all, isinstance, AssertionError)", REACH,
             prefix=PATCH_BUILTINS, stub=True),
     Hostile("h07_always_equal", "returns an object whose __eq__ is always true", REACH,
             prefix=LIAR, suffix="{name} = lambda *a, **k: Liar()\n",
             # a Liar mask leaves masked_self_attention plain attention, a real function the
             # (correct) equivariance gaps are right given: follow-through, not the Liar
-            carried=("ps5_equivariance",)),
+            carried=("ps5_equivariance",), each=True),
     Hostile("h08_silence_tracebacks", "replaces showtraceback so errors print nothing", REACH,
             prefix=SILENCE, stub=True),
     Hostile("h09_fake_output", "prints a fake 'hidden check passed' verdict", REACH,
@@ -350,9 +354,9 @@ SUITE: list[Hostile] = [
     Hostile("h10_write_gradebook", "tries to write full marks into gradebook.db", REACH,
             prefix=WRITE_GRADEBOOK, stub=True),
     Hostile("h11_fake_probe", "replaces attnkit.probe with a module reporting made-up outputs",
-            ALL, prefix=FAKE_PROBE),
+            ALL, prefix=FAKE_PROBE, each=True),
     Hostile("h12_hard_coded", "returns the notebook's pinned answers", REACH,
-            suffix="{name} = lambda *a, **k: {pinned}\n"),
+            suffix="{name} = lambda *a, **k: {pinned}\n", each=True),
     Hostile("h13_read_source", "tries to read the master notebook and other students' work",
             REACH, prefix=READ_SOURCE, stub=True),
     Hostile("h14_infinite_loop", "loops forever before defining the function", REACH,
@@ -379,15 +383,15 @@ SUITE: list[Hostile] = [
             raw=_nbformat3),
     Hostile("h26_latin1", "hands in Latin-1 text (not UTF-8)", reason="not UTF-8",
             raw=_latin1),
-    Hostile("h27_honest", "an honest, complete submission graded alongside"),
+    Hostile("h27_honest", "an honest, complete submission graded alongside", each=True),
     Hostile("h28_active_content", "puts <script>, onerror and HTML/JS outputs in its answers",
-            reason="active content", edit=_active_content),
+            reason="active content", edit=_active_content, each=True),
     Hostile("h29_link_gradebook", "plants a symbolic link to gradebook.db and reads it",
             REACH, reason="symbolic link", prefix=READ_SOURCE, stub=True, raw=_link_gradebook),
     Hostile("h30_link_master", "hands in a symbolic link to the master notebook", ALL,
             reason="symbolic link", raw=_link_master),
     Hostile("h31_forge_records", "shows the probe's own records before the real probe runs",
-            ALL, reason="tampered", suffix=FORGE_RECORDS),
+            ALL, reason="tampered", suffix=FORGE_RECORDS, each=True),
     Hostile("h32_print_history", "prints In, _ih and every file the kernel can read",
             edit=_print_history),
     Hostile("h33_unclosed_marker", "writes BEGIN HIDDEN TESTS with no END in a markdown cell",
@@ -460,8 +464,14 @@ def target_code(hostile: Hostile, target: Target, master_code: str) -> str:
                      for part in (hostile.prefix, body, hostile.suffix) if part)
 
 
-def rows(assignment: str, suite: list[Hostile] = SUITE) -> list[Hostile]:
-    return [h for h in suite if not h.only or h.only == assignment]
+def rows(assignment: str, assignments: list[str],
+         suite: list[Hostile] = SUITE) -> list[Hostile]:
+    """The rows of ``suite`` graded on ``assignment``: its own, the ones graded on every
+    assignment, and its share of the others (each of those once over ``assignments``)."""
+    spread = [h for h in suite if not h.only and not h.each]
+    return [h for h in suite
+            if h.only == assignment or h.each and not h.only
+            or h in spread and assignments[spread.index(h) % len(assignments)] == assignment]
 
 
 def write_suite(root: Path, assignments: list[str],
@@ -476,7 +486,7 @@ def write_suite(root: Path, assignments: list[str],
         solutions = {c.metadata["nbgrader"]["grade_id"]: solution_code(c.source)
                      for c in nbformat.read(master, as_version=4).cells
                      if c.metadata.get("nbgrader", {}).get("solution")}
-        for hostile in rows(assignment, suite):
+        for hostile in rows(assignment, assignments, suite):
             code = {target.code: target_code(hostile, target, solutions[target.code])}
             nb = build_submission(master, release, Sample(hostile.attack, code=code))
             folder = root / "submitted" / hostile.student / assignment
@@ -486,7 +496,7 @@ def write_suite(root: Path, assignments: list[str],
                 hostile.raw(nb, folder, name, root)
             else:
                 _write(nb, folder, name)
-        written[assignment] = rows(assignment, suite)
+        written[assignment] = rows(assignment, assignments, suite)
     return written
 
 
