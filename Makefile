@@ -42,8 +42,9 @@ node_modules/.installed: package.json package-lock.json
 hub: env node_modules/.installed
 	$(RUN) $(BIN)/python -m attnkit.deploy.site
 
+# Two workers (pytest-xdist), each taking whole files, so a module's fixtures are built once.
 test: env node_modules/.installed
-	$(RUN) $(BIN)/python -m pytest -q --durations=25 $(PYTEST_ARGS)
+	$(RUN) $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25 $(PYTEST_ARGS)
 
 # The newest releases pyproject.toml's bounds allow, in a fresh .venv-latest: the fast
 # tier, `attnkit demo` and one grading through stock nbgrader (.ci/test-latest).
@@ -53,7 +54,7 @@ test-latest: system
 # The fast tier, opt-in: unit and consistency tests, no kernels, browser or database server.
 # Needs only the Python environment, so it also runs on a machine without the Debian packages.
 check: $(STAMP)
-	$(RUN) $(BIN)/python -m pytest -q -m "not slow and not browser and not postgres and not kernel" $(PYTEST_ARGS)
+	$(RUN) $(BIN)/python -m pytest -q -n 2 -m "not slow and not browser and not postgres and not kernel" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check attnkit tests benchmarks

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import pwd
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,19 +25,37 @@ def course(tmp_path: Path) -> Path:
     return copy_course(tmp_path / "course")
 
 
+# pytest-xdist hands files to its workers in collection order: the longest go first, so
+# none is left running alone at the end (every other file keeps its place)
+LONGEST = ["test_hostile.py", "test_hub.py", "test_unprivileged.py", "test_course.py",
+           "test_postgres.py", "test_serve.py", "test_hub_permissions.py", "test_xss.py"]
+MADE = pytest.StashKey[bool]()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST)))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The grading account, made once per run: by xdist's controller, never by two workers."""
+    if os.geteuid() == 0 and not hasattr(config, "workerinput"):
+        config.stash[MADE] = subprocess.run(["id", "-u", INSTRUCTOR],
+                                            capture_output=True).returncode != 0
+        if config.stash[MADE]:
+            subprocess.run(["useradd", "--create-home", "--user-group", "--shell",
+                            "/bin/bash", INSTRUCTOR], check=True)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(MADE, False):
+        subprocess.run(["userdel", "--remove", INSTRUCTOR], capture_output=True)
+
+
 @pytest.fixture(scope="session")
-def grader() -> Iterator[Grader]:
+def grader() -> Grader:
     if os.geteuid() != 0:
-        yield Grader(pwd.getpwuid(os.geteuid()), [])
-        return
-    created = subprocess.run(["id", "-u", INSTRUCTOR], capture_output=True).returncode != 0
-    if created:
-        subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/bin/bash",
-                        INSTRUCTOR], check=True)
+        return Grader(pwd.getpwuid(os.geteuid()), [])
     account = pwd.getpwnam(INSTRUCTOR)
-    try:
-        yield Grader(account, ["setpriv", f"--reuid={account.pw_uid}",
-                               f"--regid={account.pw_gid}", "--init-groups", "--"])
-    finally:
-        if created:
-            subprocess.run(["userdel", "--remove", INSTRUCTOR], capture_output=True)
+    return Grader(account, ["setpriv", f"--reuid={account.pw_uid}",
+                            f"--regid={account.pw_gid}", "--init-groups", "--"])

@@ -26,6 +26,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,7 +88,11 @@ class Site:
 
 
 def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
-    result = subprocess.run(args, text=True, capture_output=True, **kw)
+    for _ in range(40):  # another useradd holds /etc/passwd's lock: wait for it
+        result = subprocess.run(args, text=True, capture_output=True, **kw)
+        if result.returncode == 0 or "lock" not in result.stderr:
+            break
+        time.sleep(0.25)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed ({result.returncode}): "
                            f"{result.stdout}{result.stderr}")
