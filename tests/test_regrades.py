@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook
 
 from attnkit import course as kit_course
 from attnkit.judge import registry
-from attnkit.pipeline import audit
+from attnkit.pipeline import audit, fingerprint
 from attnkit.review import regrades
 from attnkit.samples import SAMPLES, build_submission
 
@@ -33,7 +33,7 @@ PS1 = "attnkit.judge.ps1_self_attention"
 def test_a_check_is_defined_by_its_module_what_it_imports_and_the_judge() -> None:
     """The files a check's fingerprint covers: the judge module that holds it, the kit's
     modules it imports (its probe and inputs on the kernel side) and the verdicts."""
-    text = audit.check_definition("ps1_softmax")
+    text = fingerprint.check_definition("ps1_softmax")
     modules = {line.split()[0] for line in text.splitlines() if line.startswith("attnkit.")}
     assert {PS1, "attnkit.kernel.ps1_self_attention", "attnkit.kernel.cases",
             "attnkit.judge.check", "attnkit.judge.reference", "attnkit.judge.misconceptions",
@@ -55,23 +55,24 @@ def test_an_edited_module_changes_the_fingerprints_of_its_checks_only(
     original = Path(registry.assignments()["ps1_self_attention"].__file__).read_text()
     assert 'label="softmax"' in original
     _edit(copy, original, 1_000_000_000)
-    where = audit._where
-    monkeypatch.setattr(audit, "_where", lambda m: (str(copy), False) if m == PS1 else where(m))
-    before = {g: audit.check_hash(g, "cell", 1.0) for g in registry.checks()}
+    where = fingerprint._where
+    monkeypatch.setattr(fingerprint, "_where",
+                        lambda m: (str(copy), False) if m == PS1 else where(m))
+    before = {g: fingerprint.check_hash(g, "cell", 1.0) for g in registry.checks()}
     _edit(copy, original.replace('label="softmax"', 'label="softmax", rtol=1e-3', 1), 2_000_000_000)
-    after = {g: audit.check_hash(g, "cell", 1.0) for g in registry.checks()}
+    after = {g: fingerprint.check_hash(g, "cell", 1.0) for g in registry.checks()}
     changed = {g for g in before if before[g] != after[g]}
     assert changed == set(registry.assignments()["ps1_self_attention"].CHECKS), changed
     _edit(copy, original, 3_000_000_000)
-    assert {g: audit.check_hash(g, "cell", 1.0) for g in registry.checks()} == before
+    assert {g: fingerprint.check_hash(g, "cell", 1.0) for g in registry.checks()} == before
 
 
 def test_a_fingerprint_does_not_depend_on_which_string_names_the_check() -> None:
     """A caller may name a check by the registry's own key; a grading names it by the grade
     id read from the notebook: an equal string, not the same object."""
     for grade_id in registry.checks():
-        by_key = audit.check_definition(grade_id)
-        assert audit.check_definition(grade_id.encode().decode()) == by_key, grade_id
+        by_key = fingerprint.check_definition(grade_id)
+        assert fingerprint.check_definition(grade_id.encode().decode()) == by_key, grade_id
 
 
 def test_a_check_the_course_config_replaced_is_fingerprinted_with_that_file(
@@ -80,30 +81,32 @@ def test_a_check_the_course_config_replaced_is_fingerprinted_with_that_file(
     that file joins the check's fingerprint, and an edit to it changes that check's only."""
     config = tmp_path / "nbgrader_config.py"
     _edit(config, "# the course's config\n", 1_000_000_000)
-    before = {g: audit.check_definition(g, config) for g in ("ps1_softmax", "ps1_softmax_cols")}
+    before = {g: fingerprint.check_definition(g, config)
+              for g in ("ps1_softmax", "ps1_softmax_cols")}
     try:
         registry.reset()
         checks = registry.checks()
         checks["ps1_softmax"] = dataclasses.replace(checks["ps1_softmax"], rtol=1e-3)
-        first = audit.check_definition("ps1_softmax", config)
+        first = fingerprint.check_definition("ps1_softmax", config)
         assert "replaced by the course's config" in first and first != before["ps1_softmax"]
         _edit(config, "# the course's config, edited\n", 2_000_000_000)
-        assert audit.check_definition("ps1_softmax", config) != first
-        assert audit.check_definition("ps1_softmax_cols", config) == before["ps1_softmax_cols"]
+        assert fingerprint.check_definition("ps1_softmax", config) != first
+        cols = fingerprint.check_definition("ps1_softmax_cols", config)
+        assert cols == before["ps1_softmax_cols"]
     finally:
         registry.reset()
-    assert audit.check_definition("ps1_softmax", config) == before["ps1_softmax"]
+    assert fingerprint.check_definition("ps1_softmax", config) == before["ps1_softmax"]
 
 
 def test_changing_one_check_changes_only_its_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     checks = registry.checks()
-    before = {g: audit.check_hash(g, "cell", 1.0) for g in checks}
+    before = {g: fingerprint.check_hash(g, "cell", 1.0) for g in checks}
     assert len(set(before.values())) == len(before)
     monkeypatch.setitem(checks, "ps1_softmax", dataclasses.replace(
         checks["ps1_softmax"], per_case=True))
-    after = {g: audit.check_hash(g, "cell", 1.0) for g in checks}
+    after = {g: fingerprint.check_hash(g, "cell", 1.0) for g in checks}
     assert [g for g in before if before[g] != after[g]] == ["ps1_softmax"]
-    assert audit.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
+    assert fingerprint.check_hash("ps1_softmax", "cell", 2.0) != after["ps1_softmax"]
 
 
 def test_record_and_summary_in_a_real_sqlite_file(tmp_path: Path) -> None:
@@ -156,18 +159,18 @@ LONG_RUNNING = SOFTMAX_RATIO + """
 import sys
 from pathlib import Path
 from attnkit.grading import grader
-from attnkit.pipeline import audit
+from attnkit.pipeline import fingerprint
 
 root, db = sys.argv[1], "sqlite:///" + sys.argv[1] + "/gradebook.db"
-described = audit.check_definition("ps1_softmax")  # before the course's config ran
+described = fingerprint.check_definition("ps1_softmax")  # before the course's config ran
 
 grader._worker_api(root, db, None, ())
 grader._worker_api(root, db, None, ("--InlineBackend.figure_formats=[]",))  # plots or not
-first = (softmax_ratio(), audit.check_definition("ps1_softmax"))
+first = (softmax_ratio(), fingerprint.check_definition("ps1_softmax"))
 config = Path(root, "nbgrader_config.py")
 config.write_text(config.read_text().replace("1.01", "1.02"))
 grader._worker_api(root, db, None, ())
-second = (softmax_ratio(), audit.check_definition("ps1_softmax"))
+second = (softmax_ratio(), fingerprint.check_definition("ps1_softmax"))
 print(first[0], second[0], described != first[1], first[1] != second[1])
 """
 
@@ -293,8 +296,8 @@ def test_regrade_through_stock_and_kit_autograde(tmp_path: Path) -> None:
 
 def test_check_fingerprints_agree_across_processes() -> None:
     """Grading workers are separate processes, with their own string-hash seeds."""
-    code = ("from attnkit.judge.registry import checks; from attnkit.pipeline import audit; "
-            "print(sorted((g, audit.check_hash(g, '', 1.0)) for g in checks()))")
+    code = ("from attnkit.judge.registry import checks; from attnkit.pipeline import fingerprint; "
+            "print(sorted((g, fingerprint.check_hash(g, '', 1.0)) for g in checks()))")
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}) for seed in "12"]
     seen = {proc.communicate(timeout=300)[0] for proc in procs}

@@ -23,15 +23,14 @@ with frozen_imports():
 
     import attnkit.grading.grader  # noqa: F401
     from attnkit import course
-    from attnkit.pipeline import audit, feedback
+    from attnkit.pipeline import feedback, fingerprint
     from attnkit.upstream.schema import CompiledMetadataValidator
 
     # First-use work each worker would otherwise repeat, into caches that cannot go stale:
     # the files that define the kit's checks (by path and modification time), the regular
-    # expressions of the lexer that colours the feedback pages' code (about 0.25 CPU-s to
-    # compile), and the gradebook's ORM mappings (about 0.04 CPU-s, at a worker's first
-    # query otherwise).
-    audit.read_sources()
+    # expressions of the lexer that colours the feedback pages' code, and the gradebook's
+    # ORM mappings.
+    fingerprint.read_sources()
     Highlight2HTML(pygments_lexer="ipython3")("pass")
     configure_mappers()
 
