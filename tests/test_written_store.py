@@ -25,7 +25,7 @@ from nbgrader.api import Gradebook
 
 from attnkit.gradedata import AssignmentData, Cell
 from attnkit.pipeline import audit
-from attnkit.written import claims, rubric, store
+from attnkit.written import claims, page, rubric, store
 from attnkit.written import report as written_report
 from attnkit.written.model import Item, Mark, compose, rubric_score
 
@@ -218,6 +218,29 @@ def test_claims_keep_tas_apart_and_expire(db: tuple[str, str]) -> None:
     progress = claims.progress(url, a, [Q])[0]
     assert (progress.answers, progress.graded, progress.by) == (12, 2, {"ann": 2})
     assert progress.claimed == {"bob": 1, "carol": 1, "dan": 1}
+
+
+def test_moved_answers_are_kept_beside_the_other_tables(db: tuple[str, str],
+                                                        tmp_path: Path) -> None:
+    """A move is a row of the kit's ``attnkit_answer_group``, in the gradebook's database
+    beside the rubric's: the latest move of an answer wins, and the page's stamp sees it."""
+    url, a = db
+    root = tmp_path / "course"
+    root.mkdir()
+    (root / "nbgrader_config.py").write_text(f"c.CourseDirectory.db_url = {url!r}\n")
+    before = page.stamp(root, a, Q)
+    assert page.move(root, a, Q, "s0003", "g-s0001", "ann") == "g-s0001"
+    assert page.move(root, a, Q, "s0004", "a-anything", "bob") == "a-s0004"
+    assert page.move(root, a, Q, "s0003", "g-s0002", "bob") == "g-s0002"
+    with pytest.raises(ValueError, match="no group"):
+        page.move(root, a, Q, "s0005", "elsewhere", "ann")
+    with store.engine(url).connect() as conn:
+        rows = conn.execute(sa.select(store.MOVES).where(store.MOVES.c.assignment == a)
+                            .order_by(store.MOVES.c.student)).all()
+    assert [(r.student, r.group_key, r.moved_by) for r in rows] == [
+        ("s0003", "g-s0002", "bob"), ("s0004", "a-s0004", "bob")]
+    assert page.stamp(root, a, Q) != before
+    assert store.MOVES.name in sa.inspect(store.engine(url)).get_table_names()
 
 
 def test_an_older_audit_table_gains_the_new_columns(tmp_path: Path) -> None:

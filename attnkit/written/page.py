@@ -4,8 +4,8 @@ the progress. The server (``server.py``) only turns requests into these calls.
 
 A group is named by a key that survives a reload: ``g-<student>`` for a group of the
 grouping's (its representative's id), ``a-<student>`` for an answer a TA took out to grade
-alone. Answers a TA moved keep their place in a small table of the kit's
-(``attnkit_answer_group``), so every TA's page shows the same groups.
+alone. Answers a TA moved keep their place in a table of the kit's (``store.MOVES``), so
+every TA's page shows the same groups.
 """
 
 from __future__ import annotations
@@ -27,29 +27,10 @@ from attnkit.pipeline.sanitize import inert_markdown
 from attnkit.written import answers, claims, groups, rubric, store
 from attnkit.written.answers import Answer, Question
 from attnkit.written.model import Item
+from attnkit.written.store import MOVES
 
 ALONE = "a-"  # key prefix of an answer graded alone
 GROUPED = "g-"  # key prefix of a group of the grouping's
-
-METADATA = sa.MetaData()
-MOVES = sa.Table(
-    "attnkit_answer_group", METADATA,
-    sa.Column("assignment", sa.String(128), primary_key=True),
-    sa.Column("grade_id", sa.String(128), primary_key=True),
-    sa.Column("student", sa.String(128), primary_key=True),
-    sa.Column("group_key", sa.String(256), nullable=False),
-    sa.Column("moved_by", sa.String(128)),
-    sa.Column("moved_at", sa.DateTime),
-)
-
-
-@functools.cache
-def engine(db_url: str) -> sa.Engine:
-    """The gradebook's engine once the moves table exists in it."""
-    bind = store.engine(db_url)
-    METADATA.create_all(bind, checkfirst=True)
-    return bind
-
 
 @functools.lru_cache(maxsize=8192)
 def answer_html(text: str | None) -> Markup:
@@ -143,7 +124,7 @@ def stamp(root: Path, assignment: str, grade_id: str) -> str:
     """What ``View.stamp`` depends on, read from the database alone (no notebook, no
     grouping): asked every few seconds by every TA's page."""
     db_url = course_db_url(root)
-    with engine(db_url).connect() as conn:
+    with store.engine(db_url).connect() as conn:
         marks = store.marks(conn, assignment, grade_id)
         moved = conn.execute(sa.select(MOVES.c.student, MOVES.c.group_key).where(
             MOVES.c.assignment == assignment, MOVES.c.grade_id == grade_id)
@@ -180,7 +161,7 @@ def arrange(root: Path, assignment: str, grade_id: str) -> list[Group]:
     db_url = course_db_url(root)
     found = class_answers(root, assignment, grade_id)
     grouping = _grouping(tuple(a.text or "" for a in found))
-    with engine(db_url).connect() as conn:
+    with store.engine(db_url).connect() as conn:
         moved = {r.student: r.group_key for r in conn.execute(sa.select(MOVES).where(
             MOVES.c.assignment == assignment, MOVES.c.grade_id == grade_id))}
     held = {c.key: c.ta for c in claims.claims(db_url, assignment, grade_id)}
@@ -223,7 +204,7 @@ def move(root: Path, assignment: str, grade_id: str, student: str, key: str, ta:
         raise ValueError(f"no group {key!r}")
     where = (MOVES.c.assignment == assignment, MOVES.c.grade_id == grade_id,
              MOVES.c.student == student)
-    with engine(course_db_url(root)).begin() as conn:
+    with store.engine(course_db_url(root)).begin() as conn:
         conn.execute(sa.delete(MOVES).where(*where))
         conn.execute(sa.insert(MOVES).values(assignment=assignment, grade_id=grade_id,
                                              student=student, group_key=key, moved_by=ta,

@@ -5,7 +5,9 @@
 * ``attnkit_written_answer``: per answer the kit has written, its revision (what a write
   must have seen), the TA's note and who graded it last, and when;
 * ``attnkit_rubric_applied``: which items each answer has;
-* ``attnkit_claim``: who is grading which group of answers, until when (``claims``).
+* ``attnkit_claim``: who is grading which group of answers, until when (``claims``);
+* ``attnkit_answer_group``: answers a TA moved out of the group the grouping gave them,
+  and the group they are in now (``page``).
 
 The score and the comment a student gets stay nbgrader's own (``Grade.manual_score``,
 ``Comment.manual_comment``), so its feedback and exports need nothing of the kit. Every
@@ -79,6 +81,16 @@ CLAIMS = sa.Table(
     sa.Column("ta", sa.String(128), nullable=False),
     sa.Column("claimed_at", sa.DateTime, nullable=False),
     sa.Column("expires_at", sa.DateTime, nullable=False),
+)
+
+MOVES = sa.Table(
+    "attnkit_answer_group", METADATA,
+    sa.Column("assignment", sa.String(128), primary_key=True),
+    sa.Column("grade_id", sa.String(128), primary_key=True),
+    sa.Column("student", sa.String(128), primary_key=True),
+    sa.Column("group_key", sa.String(256), nullable=False),
+    sa.Column("moved_by", sa.String(128)),
+    sa.Column("moved_at", sa.DateTime),
 )
 
 now = audit.now  # UTC, naive, as the audit stores it

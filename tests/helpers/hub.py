@@ -80,8 +80,9 @@ def _stop_users_processes(uids: set[int]) -> None:
 
 
 @contextlib.contextmanager
-def hub_site(students: int = 2, grade_on_submit: list[str] | None = None) -> Iterator[HubSite]:
-    """Accounts (instructor, a TA, students, the grader account) with fresh names and
+def hub_site(students: int = 2, grade_on_submit: list[str] | None = None,
+             tas: int = 1) -> Iterator[HubSite]:
+    """Accounts (instructor, ``tas`` TAs, students, the grader account) with fresh names and
     passwords, the site under a scratch directory; all removed afterwards. The hub grades
     ``grade_on_submit``'s assignments as they are submitted (`attnkit serve`)."""
     assert os.geteuid() == 0, ("the hub tests create local users and run JupyterHub as "
@@ -90,7 +91,8 @@ def hub_site(students: int = 2, grade_on_submit: list[str] | None = None) -> Ite
         f"{deploy.PROXY} is missing: `make test` and `make hub` install it (npm ci)")
     tag = f"ak{secrets.token_hex(2)}"
     base = Path(tempfile.mkdtemp(prefix=f"attnkit-{tag}-", dir="/var/tmp"))
-    site = deploy.Site(base, instructor=f"{tag}inst", tas=[f"{tag}ta"],
+    site = deploy.Site(base, instructor=f"{tag}inst",
+                       tas=[f"{tag}ta"] + [f"{tag}ta{i}" for i in range(2, tas + 1)],
                        students=[f"{tag}s{i}" for i in range(1, students + 1)],
                        port=_free_ports(4), grader=f"{tag}grader",
                        grade_on_submit=grade_on_submit or [])

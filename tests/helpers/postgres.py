@@ -3,6 +3,7 @@ submissions, gradebook scores, stock ``nbgrader autograde``, and a real PostgreS
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -170,6 +171,14 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[str]:
     """A real PostgreSQL 15 server on 127.0.0.1 with an empty database: its SQLAlchemy URL."""
+    with postgres_server() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str]:
+    """``postgres`` outside pytest (benchmarks/written_page.py): started, then stopped and
+    removed on leaving."""
     assert (PG_BIN / "initdb").exists(), \
         f"PostgreSQL binaries not found in {PG_BIN}: `make env` installs Debian's postgresql"
     as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []

@@ -22,10 +22,14 @@
   const byId = (id) => focusables().find((el) => el.dataset.id === id);
   const typing = (el) => el && el.closest && el.closest("input, textarea, select, button, dialog");
 
+  // every request names the XSRF token, GETs too: a hub's grading service takes a cookie
+  // login for a fetch() only with it (JupyterHub 4.1+), and sends it to log in again if not
+  const xsrf = () => ({"X-XSRFToken": meta("attnkit-xsrf")});
+
   async function post(action, body) {
     const response = await fetch(`${url}/${action}`, {
       method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "X-XSRFToken": meta("attnkit-xsrf")},
+      headers: {"Content-Type": "application/json", ...xsrf()},
       body: JSON.stringify(body),
     });
     const data = await response.json().catch(() => ({error: response.statusText}));
@@ -34,7 +38,8 @@
 
   async function refresh(focusId) {
     const keep = focusId || (current() && current().dataset.id);
-    const response = await fetch(`${url}?part=main`, {credentials: "same-origin"});
+    const response = await fetch(`${url}?part=main`, {credentials: "same-origin",
+      headers: xsrf()});
     if (!response.ok) { warn(`Could not reload the answers: ${response.status}`); return; }
     content.innerHTML = await response.text();
     selection = null;
@@ -214,7 +219,8 @@
     setInterval(async () => {
       if ((selection && selection.touched.size) || typing(document.activeElement)
           || dialog.open) { return; }
-      const response = await fetch(`${url}/stamp`, {credentials: "same-origin"});
+      const response = await fetch(`${url}/stamp`, {credentials: "same-origin",
+        headers: xsrf()});
       if (response.ok && (await response.json()).stamp !== stamp()) { await refresh(); }
     }, poll * 1000);
   }
