@@ -128,7 +128,7 @@ def test_same_handles_nan_inf_ragged_none_and_exceptions():
 
 def test_correct_records_score_full_marks():
     v = judge("ps1_softmax", SEED, records("ps1_softmax", softmax), 2.0)
-    assert isinstance(v, Verdict) and v.full and v.score == 2.0 and v.passed == [True] * 4
+    assert isinstance(v, Verdict) and v.full and v.score == 2.0 and v.passed == [True] * 5
 
 
 @pytest.mark.parametrize("hostile", [[], None, "records"])
@@ -248,7 +248,18 @@ def test_crash_on_fresh_inputs_only_is_called_hard_coded():
 def test_known_mistake_keeps_its_credit():
     v = judge("ps1_softmax", SEED, records("ps1_softmax", naive_softmax), 3.0)
     assert v.misconception == "no max subtraction" and v.score == 1.5
-    assert not v.full and v.passed == [True, True, True, False]
+    assert not v.full and v.passed == [True, True, True, False, True]
+
+
+def test_a_softmax_shifted_by_its_smallest_score_is_named_at_its_own_cell():
+    """z - min z keeps every exponent >= 0: scores 800 apart overflow at the softmax cell."""
+    def min_shifted(items_in):
+        z = np.asarray(items_in, dtype=float)
+        e = np.exp(z - z.min())
+        return e / e.sum()
+    v = judge("ps1_softmax", SEED, records("ps1_softmax", min_shifted), 1.0)
+    assert v.misconception == "smallest score subtracted" and v.score == 0.5, v.message
+    assert "subtracted the smallest score" in v.message and "Subtract the largest" in v.message
 
 
 def test_unnamed_overflow_on_large_logits_only_keeps_half():
@@ -405,3 +416,4 @@ def test_shapes_are_judged_on_right_values_only():
     v = judge("ps1_self_attention_loop", SEED,
               records("ps1_self_attention_loop", wrong_flat_outputs), 2.0)
     assert v.misconception == "values differ", v.message
+

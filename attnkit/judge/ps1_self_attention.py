@@ -15,6 +15,7 @@ from attnkit.judge.misconceptions import (
     attention_variant,
     global_softmax,
     loop_variant,
+    min_shift_softmax,
     naive_softmax,
     one_max_softmax,
     scaled,
@@ -60,6 +61,13 @@ CHECKS = by_id(
                   "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
                   "gives nan. Subtract the largest score before np.exp (softmax(z) = "
                   "softmax(z - max z), so nothing else changes): you keep half the points",
+                  credit=0.5),
+            Wrong("smallest score subtracted", lambda a: min_shift_softmax(a["items_in"]),
+                  "on {case} the scores run from {zmin} to {zmax}: you subtracted the smallest "
+                  "score, so every exponent is at least 0: np.exp(z - min z) reaches "
+                  "exp({zspan}) = inf (np.exp overflows above 709) and inf / inf gives nan. "
+                  "Subtract the largest score instead: every exponent is then at most 0 and "
+                  "cannot overflow (softmax(z) = softmax(z - max z)): you keep half the points",
                   credit=0.5),
           ),
           label="softmax"),

@@ -39,6 +39,8 @@ def ps1_softmax_cases(seed: int) -> list[Case]:
         Case("7 random scores", {"items_in": list(rng.normal(0, 3, 7))}),
         Case("a single score", {"items_in": [float(rng.normal())]}),
         Case("logits near 1000", {"items_in": list(1000 + rng.normal(0, 2, 5))}, large=True),
+        Case("scores 800 apart", {"items_in": list(rng.permutation(
+            [*rng.normal(0, 2, 4), -800 + rng.normal()]))}),
     ]
 
 
