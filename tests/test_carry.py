@@ -205,3 +205,13 @@ def test_the_blind_class_is_carried_only_where_its_writers_said() -> None:
                     (student, assignment, f) in affected and f.startswith(functions[cell])
                     for _, _, f in affected), (student, cell, verdict.message)
     assert CHARGED_ONCE_NOW <= carried, carried
+
+
+def test_a_requirement_the_caller_breaks_is_not_lifted_by_follow_through():
+    from attnkit.judge.carry import _requirement_broken
+    from attnkit.judge.verdicts import Verdict
+
+    broken = Verdict("ps4_single_query", 1.0, 2.0, "...", misconception="results not 1-D")
+    values = Verdict("ps4_single_query", 0.0, 2.0, "...", misconception="values differ")
+    assert _requirement_broken("ps4_single_query", broken)
+    assert not _requirement_broken("ps4_single_query", values)

@@ -417,3 +417,33 @@ def test_shapes_are_judged_on_right_values_only():
               records("ps1_self_attention_loop", wrong_flat_outputs), 2.0)
     assert v.misconception == "values differ", v.message
 
+
+def test_split_heads_must_return_a_list_as_section_7_states():
+    def stacked(W, n):
+        return np.array(np.hsplit(W, n))
+    v = judge("ps4_split_heads", SEED, records("ps4_split_heads", stacked), 2.0)
+    assert v.misconception == "blocks not a list" and v.score == 1.0, v.message
+    assert "a list of the h column blocks" in v.message
+    v = judge("ps4_split_heads", SEED, records("ps4_split_heads", np.hsplit), 2.0)
+    assert v.full, v.message
+
+
+def test_single_query_results_must_be_1d_as_section_5_states():
+    def row_query(query_token, tokens, W_Q, W_K, W_V):
+        q = np.expand_dims(query_token @ W_Q, axis=0)  # 1 x d_k
+        scores = q @ (tokens @ W_K).T / np.sqrt(W_K.shape[1])
+        w = np.exp(scores - scores.max())
+        w = w / w.sum()
+        return w, w @ (tokens @ W_V)
+    v = judge("ps4_single_query", SEED, records("ps4_single_query", row_query), 2.0)
+    assert v.misconception == "results not 1-D" and v.score == 1.0, v.message
+    assert "(1, 3)" in v.message and "weights of shape (T,)" in v.message
+
+
+def test_each_wrong_part_of_a_per_case_cell_is_named_a_float_keeps_half_its_share():
+    recs = records("ps4_dimensions", (4, 4 / 2), (4, 4), (4, 4))
+    v = judge("ps4_dimensions", SEED, recs, 3.0)
+    assert v.score == 1.5 and v.misconception == "shape not ints; concatenated weights"
+    assert "head_W_shape = (4, 2.0) holds a float" in v.message and "concat_shape" in v.message
+    v = judge("ps4_dimensions", SEED, records("ps4_dimensions", (4, 2), (3, 4), (4, 4)), 3.0)
+    assert v.full

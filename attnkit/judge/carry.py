@@ -190,7 +190,7 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     if verdict.full:
         return verdict, Charged()
     carried = None
-    if verdict.misconception != "tampered":
+    if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict):
         carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
     if carried is None:
         return verdict, Charged((check_id,), verdict.misconception)
@@ -199,6 +199,16 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     at = sorted({cell for c in upstream for cell in c.at})
     named = sorted({c.misconception for c in upstream if c.misconception not in UNNAMED})
     return final, Charged(tuple(at), "; ".join(named) or None)
+
+
+def _requirement_broken(check_id: str, verdict: Verdict) -> bool:
+    """The verdict charges a requirement the cell states (a shape, a library): charged at
+    this cell, where it is stated, whatever the helpers did."""
+    from attnkit.judge.registry import checks
+
+    check = checks().get(check_id)
+    stated = {r.name for r in check.require} if check else set()
+    return bool(stated & set((verdict.misconception or "").split("; ")))
 
 
 def follow_through(check_id: str, seed: int, records: list, points: float,
