@@ -447,3 +447,18 @@ def test_each_wrong_part_of_a_per_case_cell_is_named_a_float_keeps_half_its_shar
     assert "head_W_shape = (4, 2.0) holds a float" in v.message and "concat_shape" in v.message
     v = judge("ps4_dimensions", SEED, records("ps4_dimensions", (4, 2), (3, 4), (4, 4)), 3.0)
     assert v.full
+
+
+# ------------------------------------------------------------------ hints that name the mistake
+
+
+def test_an_inverse_permutation_is_told_from_a_one_sided_comparison():
+    def inverse(f, X, perm):
+        return bool(np.allclose(f(X[:, perm]), f(X)[:, np.argsort(perm)]))
+
+    def one_side(f, X, perm):
+        return bool(np.allclose(f(X[:, perm]), f(X)))
+    v = judge("ps1_equivariance", SEED, records("ps1_equivariance", inverse), 1.0)
+    assert v.misconception == "inverse permutation" and "np.argsort(perm)" in v.message
+    v = judge("ps1_equivariance", SEED, records("ps1_equivariance", one_side), 1.0)
+    assert v.misconception == "one side not permuted", v.message

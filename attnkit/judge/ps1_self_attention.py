@@ -29,6 +29,12 @@ from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
 
 
+def inverse_variant(a: Args) -> bool:
+    """Compares f(X[:, perm]) with f(X)[:, argsort(perm)]: the inverse permutation."""
+    f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
+    return bool(np.allclose(f(X[:, perm]), f(X)[:, np.argsort(perm)]))
+
+
 def equivariance_variant(a: Args) -> bool:
     """Permutes only the input: compares f(X[:, perm]) with f(X)."""
     f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
@@ -129,6 +135,11 @@ CHECKS = by_id(
                   "you compared f(X[:, perm]) with f(X) (or f(X) with f(X)[:, perm]): only one "
                   "side was permuted. Equivariance means f(X[:, perm]) equals f(X)[:, perm]: "
                   "permute the input on one side and the output on the other"),
+            Wrong("inverse permutation", inverse_variant,
+                  "you compared f(X[:, perm]) with f(X)[:, np.argsort(perm)], the inverse "
+                  "permutation. X[:, perm] puts token perm[i] at position i, and an equivariant "
+                  "f moves its outputs the same way: compare with f(X)[:, perm] itself. The "
+                  "two agree only for a perm that undoes itself, such as two tokens swapped"),
           ),
           label="equiv"),
 )

@@ -497,6 +497,13 @@ def check_equivariance_matrix(f, X, perm):
     return bool(np.allclose(f(X @ P), f(X) @ P))
 
 
+@entry("ps1_equivariance", wrong="inverse permutation", says=("np.argsort(perm)",))
+def check_equivariance_inverse(f, X, perm):
+    """Undoes the permutation on the output side: f(X)[:, argsort(perm)]."""
+    inverse = np.argsort(perm)
+    return np.allclose(f(X[:, perm]), f(X)[:, inverse])
+
+
 @entry("ps1_equivariance", wrong="one side not permuted")
 def check_equivariance_one_side(f, X, perm):
     """Compares f(X[:, perm]) with f(X): the output is never permuted."""
