@@ -462,3 +462,33 @@ def test_an_inverse_permutation_is_told_from_a_one_sided_comparison():
     assert v.misconception == "inverse permutation" and "np.argsort(perm)" in v.message
     v = judge("ps1_equivariance", SEED, records("ps1_equivariance", one_side), 1.0)
     assert v.misconception == "one side not permuted", v.message
+
+
+def test_head_2_in_data_cell_order_and_a_dropped_last_head_are_named():
+    ns = {"np": np}
+    exec("""
+def softmax_cols(S):
+    e = np.exp(S - S.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+
+def two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+        omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_q2, omega_k2, omega_v2, beta_q2, beta_k2, beta_v2)
+    return omega_c @ np.vstack([h1, h2])
+
+def general(X, heads, omega_c):
+    out = single_head_attention(X, **heads[0])
+    for i in range(1, len(heads) - 1):
+        out = np.vstack([out, single_head_attention(X, **heads[i])])
+    return omega_c @ out
+""", ns)  # noqa: S102 - the test's own student code
+    v = judge("ps2_multihead_scaled", SEED, records("ps2_multihead_scaled", ns["two"]), 1.0)
+    assert v.misconception == "head 2: arguments in q, k, v order", v.message
+    assert "omega_v2, omega_q2, omega_k2" in v.message
+    v = judge("ps2_multihead_general", SEED, records("ps2_multihead_general", ns["general"]), 1.0)
+    assert v.misconception == "last head dropped" and "last head" in v.message, v.message

@@ -217,11 +217,15 @@ def _explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
 def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
              close: Callable[..., bool], slack: list[Any] | None) -> bool:
     """The variant gives the student's output on every case; a mistake that crashes
-    everywhere names something only when every error message is the variant's own."""
+    everywhere (or, with ``same_errors``, anywhere) names something only when every error
+    message is the variant's own."""
     outs = []
     for i in order:
         outs.append(run_variant(wrong.fn, cases[i].args))
         if not close(got[i], outs[-1], slack[i] if slack else 0.0):
+            return False
+        crashed = isinstance(outs[-1], Raised)
+        if wrong.same_errors and crashed and got[i].message != outs[-1].message:
             return False
     return (not all(isinstance(o, Raised) for o in outs)
             or all(got[i].message == o.message for i, o in zip(order, outs, strict=True)))
