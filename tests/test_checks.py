@@ -464,6 +464,11 @@ def test_an_inverse_permutation_is_told_from_a_one_sided_comparison():
     assert v.misconception == "one side not permuted", v.message
 
 
+def test_scores_divided_by_2n_name_the_precedence_of_the_power():
+    v = judge("ps4_scale_scores", SEED, records("ps4_scale_scores", lambda s, n: s / n**1/2), 1.0)
+    assert v.misconception == "divided by 2n" and "binds tighter" in v.message, v.message
+
+
 def test_head_2_in_data_cell_order_and_a_dropped_last_head_are_named():
     ns = {"np": np}
     exec("""
@@ -492,3 +497,17 @@ def general(X, heads, omega_c):
     assert "omega_v2, omega_q2, omega_k2" in v.message
     v = judge("ps2_multihead_general", SEED, records("ps2_multihead_general", ns["general"]), 1.0)
     assert v.misconception == "last head dropped" and "last head" in v.message, v.message
+
+
+def test_two_notebook_globals_in_masked_attention_are_both_named():
+    """causal_mask(N) and np.sqrt(D) with the notebook's N = 5 and D = 4: a case with N = 5
+    and D_q = 2 shows the scale, the other fresh sizes the mask."""
+    def globals_n_d(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+        Q, K, V = omega_q @ X + beta_q, omega_k @ X + beta_k, omega_v @ X + beta_v
+        S = np.where(np.triu(np.ones((5, 5), dtype=bool)), K.T @ Q / np.sqrt(4), -np.inf)
+        e = np.exp(S - S.max(axis=0, keepdims=True))
+        A = e / e.sum(axis=0, keepdims=True)
+        return V @ A, A
+    v = judge("ps5_masked_attention", SEED, records("ps5_masked_attention", globals_n_d), 2.0)
+    assert v.misconception == "scale fixed at 2; notebook's N for the mask", v.message
+    assert v.message.startswith("two mistakes") and "causal_mask(X.shape[1])" in v.message

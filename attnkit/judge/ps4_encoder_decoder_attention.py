@@ -110,6 +110,10 @@ CHECKS = by_id(
             Wrong("scale fixed at 2", lambda a: np.asarray(a["scores"]) / 2,
                   "you divided by 2 = sqrt(4), the notebook's n, for every input; for '{case}', "
                   "n = {n}, so divide by sqrt({n}) = {sqrt_n}: use np.sqrt(n)"),
+            Wrong("divided by 2n", lambda a: np.asarray(a["scores"]) / a["n"] / 2,
+                  "you divided by 2 n = 2 x {n}, not by sqrt({n}) = {sqrt_n}: ** binds tighter "
+                  "than /, so scores / n**1/2 is (scores / n) / 2. Write n**0.5 (or n**(1/2)) "
+                  "or np.sqrt(n)"),
           ),
           label="scale"),
     Check(P["ps4_attention_weights"], lambda a: ref.softmax(a["scores"]),

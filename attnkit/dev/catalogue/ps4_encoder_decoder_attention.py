@@ -63,6 +63,12 @@ def scale_scores_by_n(scores, n):
     return scores / n
 
 
+@entry("ps4_scale_scores", wrong="divided by 2n", says=("binds tighter",))
+def scale_scores_precedence(scores, n):
+    """scores / n**1/2: (scores / n) / 2."""
+    return scores / n**1/2
+
+
 @entry("ps4_scale_scores", wrong="scale fixed at 2", says=("n = 9",))
 def scale_scores_by_two(scores, n):
     """Divides by 2 = sqrt(4), the worksheet's value."""
