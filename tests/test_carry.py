@@ -215,3 +215,18 @@ def test_a_requirement_the_caller_breaks_is_not_lifted_by_follow_through():
     values = Verdict("ps4_single_query", 0.0, 2.0, "...", misconception="values differ")
     assert _requirement_broken("ps4_single_query", broken)
     assert not _requirement_broken("ps4_single_query", values)
+
+
+def test_a_head_whose_naive_softmax_overflows_is_charged_once() -> None:
+    """All-nan heads on the large-logit case are not "the same result whatever it is given"."""
+    naive = """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    e = np.exp(K.T @ Q / np.sqrt(Q.shape[0]))
+    return V @ (e / e.sum(axis=0, keepdims=True))
+"""
+    verdicts = graded(space(naive))
+    assert scores(verdicts) == (1.5, 3.0, 3.0), [v.message for v in verdicts.values()]
+    assert all(verdicts[c].misconception == "follow-through" for c in (TWO, GENERAL))

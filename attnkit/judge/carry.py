@@ -139,9 +139,13 @@ def _shape(value: Any) -> tuple:
 
 def ignores_input(used: list[Call], close: Any) -> str | None:
     """A helper that gave one result for all the different arguments of one shape of result,
-    over all cases: a fixed answer cut to size, not a function of its input."""
+    over all cases: a fixed answer cut to size, not a function of its input. Results with
+    nothing finite (an overflow on large logits, which ``degenerate`` allows there only) say
+    nothing about it: all-nan results of different arguments are not one fixed answer."""
     groups: dict[tuple, list[Call]] = {}
     for c in used:
+        if not _some_finite(c.own):
+            continue
         groups.setdefault((c.helper, _shape(c.own)), []).append(c)
     for (name, _), calls in groups.items():
         first, rest = calls[0], calls[1:]
