@@ -119,6 +119,32 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     _calls[0] += 1
     return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k) * _calls[0]
 """,
+    "a helper that always raises, let through": """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    raise ValueError("no head today")
+""",
+    "a helper that raises on fresh inputs, a caller that ignores it elsewhere": """
+_right = single_head_attention
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    if X.shape != (8, 6):
+        raise ValueError("fresh sizes")
+    return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return np.zeros((omega_c.shape[0], X.shape[1]))
+""",
+    "a caller that raises after right helper calls": """
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    raise ValueError("not written yet")
+""",
 }
 
 
@@ -230,3 +256,20 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     verdicts = graded(space(naive))
     assert scores(verdicts) == (1.5, 3.0, 3.0), [v.message for v in verdicts.values()]
     assert all(verdicts[c].misconception == "follow-through" for c in (TWO, GENERAL))
+
+
+def test_a_caller_that_lets_its_helpers_error_through_is_charged_once() -> None:
+    """A head that raises on fresh sizes only (the notebook's N read from a global): the
+    callers pass its error on there, and are right given it on the notebook's data."""
+    fresh_raise = """
+_right = single_head_attention
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    if X.shape[1] != 6:
+        raise IndexError("the notebook's N = 6")
+    return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+"""
+    verdicts = graded(space(fresh_raise))
+    assert verdicts[HEAD].score == 0.0
+    for check in (TWO, GENERAL):
+        assert verdicts[check].score == 3.0, verdicts[check].message
+        assert "raised an error" in verdicts[check].message
