@@ -273,3 +273,20 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     for check in (TWO, GENERAL):
         assert verdicts[check].score == 3.0, verdicts[check].message
         assert "raised an error" in verdicts[check].message
+
+
+def test_a_saturating_softmax_is_not_taken_for_a_fixed_answer() -> None:
+    """A softmax shifted by its smallest score returns [1, 0] (and nan patterns on large
+    logits) for different scores, as the right one does there: the loop is still carried
+    (class 2, s5, on its grading seed)."""
+    min_shift = """
+def softmax(items_in):
+    z = np.array(items_in, dtype=float)
+    e = np.exp(z - np.min(z))
+    return e / np.sum(e)
+"""
+    verdicts = grade_all("ps1_self_attention", kernel("ps1_self_attention", min_shift),
+                         1503145545)
+    assert verdicts["ps1_softmax"].misconception == "smallest score subtracted"
+    loop = verdicts["ps1_self_attention_loop"]
+    assert loop.full and loop.misconception == "follow-through", loop.message

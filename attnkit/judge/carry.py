@@ -137,6 +137,13 @@ def _constant(value: Any) -> bool:
     return False
 
 
+def _saturated(value: Any) -> bool:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    entries = np.concatenate([np.ravel(np.asarray(item, dtype=float)) for item in items])
+    finite = entries[np.isfinite(entries)]
+    return bool(np.all(np.isclose(finite, 0, atol=1e-6) | np.isclose(finite, 1, atol=1e-6)))
+
+
 def _some_finite(value: Any) -> bool:
     items = value if isinstance(value, (list, tuple)) else [value]
     return any(np.isfinite(np.asarray(item, dtype=float)).any() for item in items)
@@ -162,12 +169,14 @@ def _shape(value: Any) -> tuple:
 
 def ignores_input(used: list[Call], close: Any) -> str | None:
     """A helper that gave one result for all the different arguments of one shape of result,
-    over all cases: a fixed answer cut to size, not a function of its input. Results with
-    nothing finite (an overflow on large logits, which ``degenerate`` allows there only) say
-    nothing about it: all-nan results of different arguments are not one fixed answer."""
+    over all cases: a fixed answer cut to size, not a function of its input. ``_carried``
+    leaves out the large-logit cases: there a softmax, right or overflowing, gives one
+    pattern (0 and 1, or nan where the largest score is) for many arguments; elsewhere too, a
+    saturated result (every finite entry 0 or 1: one score far above the others) says
+    nothing, since the right softmax gives it for many arguments as well."""
     groups: dict[tuple, list[Call]] = {}
     for c in used:
-        if not _some_finite(c.own):
+        if _saturated(c.own):
             continue
         groups.setdefault((c.helper, _shape(c.own)), []).append(c)
     for (name, _), calls in groups.items():
@@ -303,22 +312,25 @@ def _carried(check_id: str, seed: int, records: list, points: float,
     cases = drawn_cases(check, seed)
     if len(records) != len(cases):
         raise Refused("not every case ran")
-    used, raised = [], set()
+    used, judged, raised = [], [], set()
     for case, record in zip(cases, records, strict=True):
         if helpers := let_through(chain, case, record, close):
             raised |= helpers
-        else:
-            used += check_case(chain, case, record, close)
+            continue
+        calls = check_case(chain, case, record, close)
+        used += calls
+        judged += [] if case.large else calls
     if all("error" in r for r in records):
         raise Refused("the caller raised on every case")
-    if reason := ignores_input(used, close):
+    if reason := ignores_input(judged, close):
         raise Refused(reason)
     relied = {c.helper for c in used} | raised
     names = sorted(relied & set(charged))
     if not names:
         raise Refused("the caller relied on no helper that lost points")
     return Verdict(check_id, round(points * min(credit, 1.0), 2), points,
-                   message(names, charged, len(cases), credit, raised=sum("error" in r for r in records)),
+                   message(names, charged, len(cases), credit,
+                           raised=sum("error" in r for r in records)),
                    [True] * len(cases), MISCONCEPTION), names
 
 
