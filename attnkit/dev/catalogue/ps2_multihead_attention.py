@@ -213,6 +213,17 @@ def multihead_scaled_head2_qkv_order(X, omega_v1, omega_q1, omega_k1, beta_v1, b
     return omega_c @ np.vstack([head1, head2])
 
 
+@entry("ps2_multihead_scaled", wrong="head 1: arguments in q, k, v order",
+       says=("head 1's matrices", "omega_v1, omega_q1, omega_k1"))
+def multihead_scaled_head1_qkv_order(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                     omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                     omega_c):
+    """Head 1's matrices in the data cell's order q, k, v; head 2 right."""
+    head1 = single_head_attention(X, omega_q1, omega_k1, omega_v1, beta_q1, beta_k1, beta_v1)
+    head2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.vstack([head1, head2])
+
+
 @entry("ps2_multihead_scaled", wrong="output projection omitted", says=("omega_c",))
 def multihead_without_omega_c(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
                               omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
