@@ -119,6 +119,32 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     _calls[0] += 1
     return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k) * _calls[0]
 """,
+    "a helper that always raises, let through": """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    raise ValueError("no head today")
+""",
+    "a helper that raises on fresh inputs, a caller that ignores it elsewhere": """
+_right = single_head_attention
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    if X.shape != (8, 6):
+        raise ValueError("fresh sizes")
+    return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return np.zeros((omega_c.shape[0], X.shape[1]))
+""",
+    "a caller that raises after right helper calls": """
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    raise ValueError("not written yet")
+""",
 }
 
 
@@ -205,3 +231,62 @@ def test_the_blind_class_is_carried_only_where_its_writers_said() -> None:
                     (student, assignment, f) in affected and f.startswith(functions[cell])
                     for _, _, f in affected), (student, cell, verdict.message)
     assert CHARGED_ONCE_NOW <= carried, carried
+
+
+def test_a_requirement_the_caller_breaks_is_not_lifted_by_follow_through():
+    from attnkit.judge.carry import _requirement_broken
+    from attnkit.judge.verdicts import Verdict
+
+    broken = Verdict("ps4_single_query", 1.0, 2.0, "...", misconception="results not 1-D")
+    values = Verdict("ps4_single_query", 0.0, 2.0, "...", misconception="values differ")
+    assert _requirement_broken("ps4_single_query", broken)
+    assert not _requirement_broken("ps4_single_query", values)
+
+
+def test_a_head_whose_naive_softmax_overflows_is_charged_once() -> None:
+    """All-nan heads on the large-logit case are not "the same result whatever it is given"."""
+    naive = """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    e = np.exp(K.T @ Q / np.sqrt(Q.shape[0]))
+    return V @ (e / e.sum(axis=0, keepdims=True))
+"""
+    verdicts = graded(space(naive))
+    assert scores(verdicts) == (1.5, 3.0, 3.0), [v.message for v in verdicts.values()]
+    assert all(verdicts[c].misconception == "follow-through" for c in (TWO, GENERAL))
+
+
+def test_a_caller_that_lets_its_helpers_error_through_is_charged_once() -> None:
+    """A head that raises on fresh sizes only (the notebook's N read from a global): the
+    callers pass its error on there, and are right given it on the notebook's data."""
+    fresh_raise = """
+_right = single_head_attention
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    if X.shape[1] != 6:
+        raise IndexError("the notebook's N = 6")
+    return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+"""
+    verdicts = graded(space(fresh_raise))
+    assert verdicts[HEAD].score == 0.0
+    for check in (TWO, GENERAL):
+        assert verdicts[check].score == 3.0, verdicts[check].message
+        assert "raised an error" in verdicts[check].message
+
+
+def test_a_saturating_softmax_is_not_taken_for_a_fixed_answer() -> None:
+    """A softmax shifted by its smallest score returns [1, 0] (and nan patterns on large
+    logits) for different scores, as the right one does there: the loop is still carried
+    (class 2, s5, on its grading seed)."""
+    min_shift = """
+def softmax(items_in):
+    z = np.array(items_in, dtype=float)
+    e = np.exp(z - np.min(z))
+    return e / np.sum(e)
+"""
+    verdicts = grade_all("ps1_self_attention", kernel("ps1_self_attention", min_shift),
+                         1503145545)
+    assert verdicts["ps1_softmax"].misconception == "smallest score subtracted"
+    loop = verdicts["ps1_self_attention_loop"]
+    assert loop.full and loop.misconception == "follow-through", loop.message

@@ -128,7 +128,7 @@ def test_same_handles_nan_inf_ragged_none_and_exceptions():
 
 def test_correct_records_score_full_marks():
     v = judge("ps1_softmax", SEED, records("ps1_softmax", softmax), 2.0)
-    assert isinstance(v, Verdict) and v.full and v.score == 2.0 and v.passed == [True] * 4
+    assert isinstance(v, Verdict) and v.full and v.score == 2.0 and v.passed == [True] * 5
 
 
 @pytest.mark.parametrize("hostile", [[], None, "records"])
@@ -248,7 +248,18 @@ def test_crash_on_fresh_inputs_only_is_called_hard_coded():
 def test_known_mistake_keeps_its_credit():
     v = judge("ps1_softmax", SEED, records("ps1_softmax", naive_softmax), 3.0)
     assert v.misconception == "no max subtraction" and v.score == 1.5
-    assert not v.full and v.passed == [True, True, True, False]
+    assert not v.full and v.passed == [True, True, True, False, True]
+
+
+def test_a_softmax_shifted_by_its_smallest_score_is_named_at_its_own_cell():
+    """z - min z keeps every exponent >= 0: scores 800 apart overflow at the softmax cell."""
+    def min_shifted(items_in):
+        z = np.asarray(items_in, dtype=float)
+        e = np.exp(z - z.min())
+        return e / e.sum()
+    v = judge("ps1_softmax", SEED, records("ps1_softmax", min_shifted), 1.0)
+    assert v.misconception == "smallest score subtracted" and v.score == 0.5, v.message
+    assert "subtracted the smallest score" in v.message and "Subtract the largest" in v.message
 
 
 def test_unnamed_overflow_on_large_logits_only_keeps_half():
@@ -405,3 +416,98 @@ def test_shapes_are_judged_on_right_values_only():
     v = judge("ps1_self_attention_loop", SEED,
               records("ps1_self_attention_loop", wrong_flat_outputs), 2.0)
     assert v.misconception == "values differ", v.message
+
+
+def test_split_heads_must_return_a_list_as_section_7_states():
+    def stacked(W, n):
+        return np.array(np.hsplit(W, n))
+    v = judge("ps4_split_heads", SEED, records("ps4_split_heads", stacked), 2.0)
+    assert v.misconception == "blocks not a list" and v.score == 1.0, v.message
+    assert "a list of the h column blocks" in v.message
+    v = judge("ps4_split_heads", SEED, records("ps4_split_heads", np.hsplit), 2.0)
+    assert v.full, v.message
+
+
+def test_single_query_results_must_be_1d_as_section_5_states():
+    def row_query(query_token, tokens, W_Q, W_K, W_V):
+        q = np.expand_dims(query_token @ W_Q, axis=0)  # 1 x d_k
+        scores = q @ (tokens @ W_K).T / np.sqrt(W_K.shape[1])
+        w = np.exp(scores - scores.max())
+        w = w / w.sum()
+        return w, w @ (tokens @ W_V)
+    v = judge("ps4_single_query", SEED, records("ps4_single_query", row_query), 2.0)
+    assert v.misconception == "results not 1-D" and v.score == 1.0, v.message
+    assert "(1, 3)" in v.message and "weights of shape (T,)" in v.message
+
+
+def test_each_wrong_part_of_a_per_case_cell_is_named_a_float_keeps_half_its_share():
+    recs = records("ps4_dimensions", (4, 4 / 2), (4, 4), (4, 4))
+    v = judge("ps4_dimensions", SEED, recs, 3.0)
+    assert v.score == 1.5 and v.misconception == "shape not ints; concatenated weights"
+    assert "head_W_shape = (4, 2.0) holds a float" in v.message and "concat_shape" in v.message
+    v = judge("ps4_dimensions", SEED, records("ps4_dimensions", (4, 2), (3, 4), (4, 4)), 3.0)
+    assert v.full
+
+
+# ------------------------------------------------------------------ hints that name the mistake
+
+
+def test_an_inverse_permutation_is_told_from_a_one_sided_comparison():
+    def inverse(f, X, perm):
+        return bool(np.allclose(f(X[:, perm]), f(X)[:, np.argsort(perm)]))
+
+    def one_side(f, X, perm):
+        return bool(np.allclose(f(X[:, perm]), f(X)))
+    v = judge("ps1_equivariance", SEED, records("ps1_equivariance", inverse), 1.0)
+    assert v.misconception == "inverse permutation" and "np.argsort(perm)" in v.message
+    v = judge("ps1_equivariance", SEED, records("ps1_equivariance", one_side), 1.0)
+    assert v.misconception == "one side not permuted", v.message
+
+
+def test_scores_divided_by_2n_name_the_precedence_of_the_power():
+    v = judge("ps4_scale_scores", SEED, records("ps4_scale_scores", lambda s, n: s / n**1/2), 1.0)
+    assert v.misconception == "divided by 2n" and "binds tighter" in v.message, v.message
+
+
+def test_head_2_in_data_cell_order_and_a_dropped_last_head_are_named():
+    ns = {"np": np}
+    exec("""
+def softmax_cols(S):
+    e = np.exp(S - S.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+
+def two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+        omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_q2, omega_k2, omega_v2, beta_q2, beta_k2, beta_v2)
+    return omega_c @ np.vstack([h1, h2])
+
+def general(X, heads, omega_c):
+    out = single_head_attention(X, **heads[0])
+    for i in range(1, len(heads) - 1):
+        out = np.vstack([out, single_head_attention(X, **heads[i])])
+    return omega_c @ out
+""", ns)  # noqa: S102 - the test's own student code
+    v = judge("ps2_multihead_scaled", SEED, records("ps2_multihead_scaled", ns["two"]), 1.0)
+    assert v.misconception == "head 2: arguments in q, k, v order", v.message
+    assert "omega_v2, omega_q2, omega_k2" in v.message
+    v = judge("ps2_multihead_general", SEED, records("ps2_multihead_general", ns["general"]), 1.0)
+    assert v.misconception == "last head dropped" and "last head" in v.message, v.message
+
+
+def test_two_notebook_globals_in_masked_attention_are_both_named():
+    """causal_mask(N) and np.sqrt(D) with the notebook's N = 5 and D = 4: a case with N = 5
+    and D_q = 2 shows the scale, the other fresh sizes the mask."""
+    def globals_n_d(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+        Q, K, V = omega_q @ X + beta_q, omega_k @ X + beta_k, omega_v @ X + beta_v
+        S = np.where(np.triu(np.ones((5, 5), dtype=bool)), K.T @ Q / np.sqrt(4), -np.inf)
+        e = np.exp(S - S.max(axis=0, keepdims=True))
+        A = e / e.sum(axis=0, keepdims=True)
+        return V @ A, A
+    v = judge("ps5_masked_attention", SEED, records("ps5_masked_attention", globals_n_d), 2.0)
+    assert v.misconception == "scale fixed at 2; notebook's N for the mask", v.message
+    assert v.message.startswith("two mistakes") and "causal_mask(X.shape[1])" in v.message

@@ -15,6 +15,11 @@ only when all of these hold, so that it cannot be bought:
 * no helper result it relies on is degenerate: constant (zeros, a fixed number, nothing
   finite; large-logit cases, where a helper may overflow, excepted), the same whatever the
   arguments, or the caller's own output.
+
+A case where a helper raised counts as right when the caller made every call a correct caller
+makes up to it, with the right arguments, and let the helper's error through unchanged, in the
+plain run and the nudged one; at least one case must still be right as above, with the
+helper's results, so that a helper that always raises buys nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import numpy as np
 
 from attnkit.judge.chains import CHAINS, Chain
 from attnkit.judge.verdicts import Verdict, decode, drawn_cases, same
+from attnkit.judge.wrong import Raised
 from attnkit.kernel.cases import Args, Case
 
 MISCONCEPTION = "follow-through"
@@ -47,6 +53,18 @@ class Refused(Exception):
     """Why a cell earns no follow-through: the reason of the guard that refused it."""
 
 
+class Misfit(Refused):
+    """The helpers' results do not fit the caller's maths: a correct caller raises too."""
+
+
+class HelperRaised(Exception):
+    """The replay reached a recorded helper call that raised."""
+
+    def __init__(self, call: Call) -> None:
+        super().__init__(call.helper)
+        self.call = call
+
+
 @dataclass
 class Call:
     helper: str
@@ -63,8 +81,11 @@ def _calls(raw: Any) -> list[Call]:
         if not isinstance(c, dict) or c.get("unrecorded") or not isinstance(c.get("helper"), str):
             continue
         args = decode(c.get("args"))
-        out.append(Call(c["helper"], args if isinstance(args, list) else [args],
-                        decode(c.get("own")), decode(c.get("value"))))
+        args = args if isinstance(args, list) else [args]
+        if isinstance(c.get("raised"), str):
+            out.append(Call(c["helper"], args, Raised(c["raised"]), Raised(c["raised"])))
+            continue
+        out.append(Call(c["helper"], args, decode(c.get("own")), decode(c.get("value"))))
     return out
 
 
@@ -87,6 +108,8 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
             if (c.helper == name and len(c.args) == len(given)
                     and all(_alike(g, w, close) for g, w in zip(c.args, given, strict=True))):
                 used.append(c)
+                if isinstance(c.own, Raised):
+                    raise HelperRaised(c)
                 return c.value
         if otherwise is not None and all(c.helper != name for c in calls):
             return otherwise()  # a step the caller did itself, not through the helper
@@ -95,10 +118,10 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
     with np.errstate(all="ignore"):
         try:
             return chain.replay(args, call), used
-        except Refused:
+        except (Refused, HelperRaised):
             raise
         except Exception as error:  # noqa: BLE001 - a helper result the maths cannot use
-            raise Refused(f"a helper's result does not fit ({type(error).__name__})") from None
+            raise Misfit(f"a helper's result does not fit ({type(error).__name__})") from None
 
 
 def _constant(value: Any) -> bool:
@@ -112,6 +135,13 @@ def _constant(value: Any) -> bool:
         if finite.size < 2 or np.ptp(finite) == 0:
             return True
     return False
+
+
+def _saturated(value: Any) -> bool:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    entries = np.concatenate([np.ravel(np.asarray(item, dtype=float)) for item in items])
+    finite = entries[np.isfinite(entries)]
+    return bool(np.all(np.isclose(finite, 0, atol=1e-6) | np.isclose(finite, 1, atol=1e-6)))
 
 
 def _some_finite(value: Any) -> bool:
@@ -139,9 +169,15 @@ def _shape(value: Any) -> tuple:
 
 def ignores_input(used: list[Call], close: Any) -> str | None:
     """A helper that gave one result for all the different arguments of one shape of result,
-    over all cases: a fixed answer cut to size, not a function of its input."""
+    over all cases: a fixed answer cut to size, not a function of its input. ``_carried``
+    leaves out the large-logit cases: there a softmax, right or overflowing, gives one
+    pattern (0 and 1, or nan where the largest score is) for many arguments; elsewhere too, a
+    saturated result (every finite entry 0 or 1: one score far above the others) says
+    nothing, since the right softmax gives it for many arguments as well."""
     groups: dict[tuple, list[Call]] = {}
     for c in used:
+        if _saturated(c.own):
+            continue
         groups.setdefault((c.helper, _shape(c.own)), []).append(c)
     for (name, _), calls in groups.items():
         first, rest = calls[0], calls[1:]
@@ -158,6 +194,35 @@ def _stateless(plain: list[Call], nudged: list[Call], close: Any) -> bool:
                and _alike(n.args, p.args, close))
 
 
+def let_through(chain: Chain, case: Case, record: dict, close: Any) -> set[str]:
+    """On a case where the caller raised, the helpers it was let down by: one whose error it
+    let through unchanged (a correct caller reaches that call, with those arguments), or
+    those whose results a correct caller cannot use either (it raises too), in both runs.
+    Nothing where the caller did not raise; Refused otherwise."""
+    if "error" not in record:
+        return set()
+    nudge = record.get("nudged")
+    if not isinstance(nudge, dict) or "error" not in nudge:
+        raise Refused("the caller raised an error")
+    helpers: set[str] = set()
+    for run in (record, nudge):
+        calls = _calls(run.get("calls"))
+        if not calls:
+            raise Refused("the caller raised an error")
+        try:
+            replayed(chain, case.args, calls, close)
+        except HelperRaised as raised:
+            if raised.call is not calls[-1] or raised.call.own.message != str(run["error"]):
+                raise Refused("the caller raised an error of its own") from None
+            helpers.add(raised.call.helper)
+            continue
+        except Misfit:
+            helpers |= {c.helper for c in calls}
+            continue
+        raise Refused("the caller raised where a correct caller does not")
+    return helpers
+
+
 def check_case(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]:
     """The helper calls one case relied on, if the caller is right given them (else Refused)."""
     if "error" in record or not isinstance(record.get("nudged"), dict):
@@ -167,12 +232,15 @@ def check_case(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]
         raise Refused("the caller failed when its helpers' results changed")
     got, again = decode(record.get("value")), decode(nudge.get("value"))
     plain, moved = _calls(record.get("calls")), _calls(nudge.get("calls"))
-    want, used = replayed(chain, case.args, plain, close)
+    try:
+        want, used = replayed(chain, case.args, plain, close)
+        want_again, used_again = replayed(chain, case.args, moved, close)
+    except HelperRaised:
+        raise Refused("a helper raised, yet the caller returned") from None
     if not close(got, want):
         raise Refused("the output differs from the reference given the helpers' results")
     if reason := degenerate(used, got, close, case.large):
         raise Refused(reason)
-    want_again, used_again = replayed(chain, case.args, moved, close)
     if (any(_some_finite(c.own) for c in used_again)
             and not any(not _alike(c.value, c.own, close) for c in used_again)):
         raise Refused("the helpers' results were not nudged")
@@ -190,7 +258,7 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     if verdict.full:
         return verdict, Charged()
     carried = None
-    if verdict.misconception != "tampered":
+    if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict):
         carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
     if carried is None:
         return verdict, Charged((check_id,), verdict.misconception)
@@ -199,6 +267,16 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     at = sorted({cell for c in upstream for cell in c.at})
     named = sorted({c.misconception for c in upstream if c.misconception not in UNNAMED})
     return final, Charged(tuple(at), "; ".join(named) or None)
+
+
+def _requirement_broken(check_id: str, verdict: Verdict) -> bool:
+    """The verdict charges a requirement the cell states (a shape, a library): charged at
+    this cell, where it is stated, whatever the helpers did."""
+    from attnkit.judge.registry import checks
+
+    check = checks().get(check_id)
+    stated = {r.name for r in check.require} if check else set()
+    return bool(stated & set((verdict.misconception or "").split("; ")))
 
 
 def follow_through(check_id: str, seed: int, records: list, points: float,
@@ -234,21 +312,30 @@ def _carried(check_id: str, seed: int, records: list, points: float,
     cases = drawn_cases(check, seed)
     if len(records) != len(cases):
         raise Refused("not every case ran")
-    used = [c for case, record in zip(cases, records, strict=True)
-            for c in check_case(chain, case, record, close)]
-    if reason := ignores_input(used, close):
+    used, judged, raised = [], [], set()
+    for case, record in zip(cases, records, strict=True):
+        if helpers := let_through(chain, case, record, close):
+            raised |= helpers
+            continue
+        calls = check_case(chain, case, record, close)
+        used += calls
+        judged += [] if case.large else calls
+    if all("error" in r for r in records):
+        raise Refused("the caller raised on every case")
+    if reason := ignores_input(judged, close):
         raise Refused(reason)
-    relied = {c.helper for c in used}
+    relied = {c.helper for c in used} | raised
     names = sorted(relied & set(charged))
     if not names:
         raise Refused("the caller relied on no helper that lost points")
     return Verdict(check_id, round(points * min(credit, 1.0), 2), points,
-                   message(names, charged, len(cases), credit),
+                   message(names, charged, len(cases), credit,
+                           raised=sum("error" in r for r in records)),
                    [True] * len(cases), MISCONCEPTION), names
 
 
 def message(names: list[str], charged: Mapping[str, Charged], cases: int,
-            credit: float) -> str:
+            credit: float, raised: int = 0) -> str:
     """The feedback: right given which helpers, and where their mistakes are charged."""
     yours = " and ".join(f"`{n}`" for n in names)
     at = sorted({cell for n in names for cell in charged[n].at})
@@ -260,6 +347,10 @@ def message(names: list[str], charged: Mapping[str, Charged], cases: int,
             f"should with what {'they return' if len(names) > 1 else 'it returns'}; "
             f"{mistake} {'are' if len(names) > 1 else 'is'} charged there "
             f"({', '.join(at)}), not again here")
+    if raised:
+        text += (f". On {raised} of the {cases} cases {'they' if len(names) > 1 else 'it'} "
+                 "raised an error or returned what the next step cannot use, and this cell "
+                 "stopped there as a correct one would")
     if credit < 1:
         text += ". Follow-through keeps part of this cell's points (the course's setting)"
     return text

@@ -89,6 +89,8 @@ def describe(case: Case) -> dict[str, Any]:
                                                     and "heads" not in a else ()):
         if key in a:
             f["zmax"] = f"{float(np.max(a[key])):.0f}"
+            f["zmin"] = f"{float(np.min(a[key])):.0f}"
+            f["zspan"] = f"{float(np.ptp(a[key])):.0f}"
     scores = _raw_scores(a)
     if scores is not None:
         f["smax"] = f"{float(np.max(np.abs(scores))):.0f}"
@@ -130,6 +132,13 @@ def one_max_softmax(z: np.ndarray, axis: int = 0) -> np.ndarray:
     """Shifted by one maximum for the whole matrix: lines far below it underflow to 0/0."""
     z = np.asarray(z, dtype=float)
     e = np.exp(z - z.max())
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def min_shift_softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Shifted by the smallest score: every exponent is >= 0, so a spread above 709 is inf."""
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.min(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 

@@ -15,6 +15,7 @@ from attnkit.judge.misconceptions import (
     attention_variant,
     global_softmax,
     loop_variant,
+    min_shift_softmax,
     naive_softmax,
     one_max_softmax,
     scaled,
@@ -26,6 +27,12 @@ from attnkit.judge.requirements import Requirement, shape_is
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
+
+
+def inverse_variant(a: Args) -> bool:
+    """Compares f(X[:, perm]) with f(X)[:, argsort(perm)]: the inverse permutation."""
+    f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
+    return bool(np.allclose(f(X[:, perm]), f(X)[:, np.argsort(perm)]))
 
 
 def equivariance_variant(a: Args) -> bool:
@@ -60,6 +67,13 @@ CHECKS = by_id(
                   "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
                   "gives nan. Subtract the largest score before np.exp (softmax(z) = "
                   "softmax(z - max z), so nothing else changes): you keep half the points",
+                  credit=0.5),
+            Wrong("smallest score subtracted", lambda a: min_shift_softmax(a["items_in"]),
+                  "on {case} the scores run from {zmin} to {zmax}: you subtracted the smallest "
+                  "score, so every exponent is at least 0: np.exp(z - min z) reaches "
+                  "exp({zspan}) = inf (np.exp overflows above 709) and inf / inf gives nan. "
+                  "Subtract the largest score instead: every exponent is then at most 0 and "
+                  "cannot overflow (softmax(z) = softmax(z - max z)): you keep half the points",
                   credit=0.5),
           ),
           label="softmax"),
@@ -121,6 +135,11 @@ CHECKS = by_id(
                   "you compared f(X[:, perm]) with f(X) (or f(X) with f(X)[:, perm]): only one "
                   "side was permuted. Equivariance means f(X[:, perm]) equals f(X)[:, perm]: "
                   "permute the input on one side and the output on the other"),
+            Wrong("inverse permutation", inverse_variant,
+                  "you compared f(X[:, perm]) with f(X)[:, np.argsort(perm)], the inverse "
+                  "permutation. X[:, perm] puts token perm[i] at position i, and an equivariant "
+                  "f moves its outputs the same way: compare with f(X)[:, perm] itself. The "
+                  "two agree only for a perm that undoes itself, such as two tokens swapped"),
           ),
           label="equiv"),
 )

@@ -11,6 +11,7 @@ from attnkit.judge.check import Check, Sample, by_id
 from attnkit.judge.misconceptions import (
     ONE_MAX_COLS,
     OVERFLOW,
+    QKV_ORDER,
     SCALE_UDL,
     UDL_PARAMS,
     Wrong,
@@ -107,6 +108,32 @@ _SIDE_BY_SIDE = (
 _sa = first(attention_variant)
 
 
+def _misordered(a: Args, h: int) -> np.ndarray:
+    """Head ``h`` (0 for head 1) passed its matrices in the order q, k, v."""
+    heads = _two_heads(a)
+    heads[h] = {k: heads[h][QKV_ORDER[k]] for k in QKV_ORDER}
+    return multihead_variant(a["X"], heads, a["omega_c"])
+
+
+def _qkv_order(h: int) -> Wrong:
+    n = h + 1
+    return Wrong(
+        f"head {n}: arguments in q, k, v order", lambda a: _misordered(a, h),
+        f"your result matches passing head {n}'s matrices in the order q, k, v (the order of "
+        "the data cell) to single_head_attention, whose parameters are (X, omega_v, omega_q, "
+        f"omega_k, beta_v, beta_q, beta_k): the values were computed with omega_q{n}, the "
+        f"queries with omega_k{n}, the keys with omega_v{n}. Pass them in the order v, q, k: "
+        f"single_head_attention(X, omega_v{n}, omega_q{n}, omega_k{n}, beta_v{n}, beta_q{n}, "
+        f"beta_k{n})")
+
+
+_LAST_DROPPED = (
+    "your result leaves out the last head: on '{case}' the {H} heads stack into a {D} x {N} "
+    "matrix, but you stacked {H} - 1 of them, so omega_c ({D} x {D}) cannot multiply the "
+    "stack and numpy raises ValueError. Stack every head: loop over the list itself, for "
+    "head in heads (range(len(heads)) ends at the last index, len(heads) - 1)")
+
+
 CHECKS = by_id(
     Check(P["ps2_single_head"], lambda a: udl_attention(scaled=True)(a)[0],
           wrong=(
@@ -137,6 +164,8 @@ CHECKS = by_id(
                   "the reshape scrambles the tokens. Stack them vertically, np.vstack([head1, "
                   "head2]), so each column stays one token (eq. 12.11)"),
             Wrong("heads side by side", lambda a: _mh(a, concat="side"), _SIDE_BY_SIDE),
+            _qkv_order(1),
+            _qkv_order(0),
             Wrong("unstable softmax", lambda a: _mh(a, stable=False), OVERFLOW, credit=0.5),
             Wrong("one maximum for the whole matrix", lambda a: _mh(a, stable="one max"),
                   ONE_MAX_COLS, credit=0.5),
@@ -158,6 +187,9 @@ CHECKS = by_id(
             Wrong("heads joined along columns", lambda a: _mh_general(a, concat="cols"),
                   "you joined the heads side by side (axis=1) and reshaped to {D} x {N}: the "
                   "reshape scrambles the tokens. Stack them vertically with np.vstack (eq. 12.11)"),
+            Wrong("last head dropped",  # a single head is kept: H = 1 is right
+                  lambda a: _mh_general(a, count=max(1, len(a["heads"]) - 1)), _LAST_DROPPED,
+                  same_errors=True),
             Wrong("heads side by side", lambda a: _mh_general(a, concat="side"),
                   _SIDE_BY_SIDE),
             variant("notebook's head count", _mh_general,

@@ -17,7 +17,15 @@ from attnkit.judge.misconceptions import (
     scales,
     swaps,
 )
-from attnkit.judge.requirements import Requirement, audit_case, raised_on_audit, shape_is
+from attnkit.judge.requirements import (
+    Requirement,
+    a_list,
+    audit_case,
+    ints,
+    raised_on_audit,
+    shape_is,
+    shapes_are,
+)
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps4_encoder_decoder_attention import PROBES as P
 
@@ -52,6 +60,24 @@ NUMPY_ONLY = Requirement(
     "get_attention_weights \"with numpy only (no scipy)\": write the softmax with np.exp "
     "and np.sum: you keep half the point", audit=audit_case)
 
+QUERY_1D = Requirement(
+    "results not 1-D", shapes_are(lambda c: ((len(c.args["tokens"]),),
+                                             (np.shape(c.args["W_V"])[1],)),
+                                  ("the weights have shape", "the output")),
+    "the values are right, but {found}: section 5 asks for 1-D results, \"weights of shape "
+    "(T,) and an output of shape (d_v,)\", and to keep q a 1-D array (query_token @ W_Q, "
+    "with no np.expand_dims or reshape): you keep half the points")
+BLOCKS_LIST = Requirement(
+    "blocks not a list", a_list("your result is"),
+    "the blocks are right, but {found}: section 7 asks split_heads to return \"a list of the "
+    "h column blocks of W\". Return a list, such as np.hsplit(W, h) or [W[:, i*k:(i+1)*k] "
+    "for i in range(h)]: you keep half the points")
+SHAPE_INTS = Requirement(
+    "shape not ints", ints,
+    "{found}: section 6 asks for \"tuples of two ints\", and d_model / h is true division, "
+    "a float even when it divides exactly: use d_model // h: you keep half of this shape's "
+    "point")
+
 
 def _split_reshape(a: Args) -> list[np.ndarray]:
     W, n = a["W"], a["n"]
@@ -84,6 +110,10 @@ CHECKS = by_id(
             Wrong("scale fixed at 2", lambda a: np.asarray(a["scores"]) / 2,
                   "you divided by 2 = sqrt(4), the notebook's n, for every input; for '{case}', "
                   "n = {n}, so divide by sqrt({n}) = {sqrt_n}: use np.sqrt(n)"),
+            Wrong("divided by 2n", lambda a: np.asarray(a["scores"]) / a["n"] / 2,
+                  "you divided by 2 n = 2 x {n}, not by sqrt({n}) = {sqrt_n}: ** binds tighter "
+                  "than /, so scores / n**1/2 is (scores / n) / 2. Write n**0.5 (or n**(1/2)) "
+                  "or np.sqrt(n)"),
           ),
           label="scale"),
     Check(P["ps4_attention_weights"], lambda a: ref.softmax(a["scores"]),
@@ -121,6 +151,7 @@ CHECKS = by_id(
                   credit=0.5),
             *swaps(query_variant, "W_{}", None, "eq. 5", letters="QKV"),
           ),
+          require=(QUERY_1D,),
           label="query"),
     Check(P["ps4_split_heads"], lambda a: ref.split_heads(a["W"], a["n"]),
           wrong=(
@@ -142,6 +173,7 @@ CHECKS = by_id(
                   "W[:, i::h] takes every h-th column; head i takes {block} consecutive columns, "
                   "W[:, i*{block}:(i+1)*{block}] (for '{case}')"),
           ),
+          require=(BLOCKS_LIST,),
           label="split"),
     Check(P["ps4_dimensions"], lambda a: DIMENSIONS[a["name"]], per_case=True,
           wrong=(
@@ -167,6 +199,7 @@ CHECKS = by_id(
                   "W_O_shape: (3, 4) is the shape of the layer's output (T x d_model); W^O maps "
                   "the h * d_v = 4 concatenated features to d_model = 4"),
           ),
+          require=(SHAPE_INTS,),
           label="dims"),
 )
 

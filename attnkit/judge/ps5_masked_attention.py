@@ -68,7 +68,15 @@ def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf
 _MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
           "transposed": lambda N: np.tril(np.ones((N, N), dtype=bool)),
           "strict": lambda N: np.triu(np.ones((N, N), dtype=bool), k=1),
-          "none": lambda N: np.ones((N, N), dtype=bool)}
+          "none": lambda N: np.ones((N, N), dtype=bool),
+          "notebook": lambda N: _notebook_mask(N)}
+
+
+def _notebook_mask(N: int) -> np.ndarray:
+    """causal_mask(N) with the notebook's N = 5, whatever X holds: raises on other sizes."""
+    if N != 5:
+        raise IndexError(f"a 5 x 5 mask on {N} tokens")
+    return np.triu(np.ones((5, 5), dtype=bool))
 
 
 def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf",
@@ -106,7 +114,8 @@ def positional_variant(a: Args, *, base: float = 10000.0, swap: bool = False,
     return Pi.T if rows else Pi
 
 
-def gaps_variant(a: Args, *, compare: str = "both", positions: str = "fixed") -> np.ndarray:
+def gaps_variant(a: Args, *, compare: str = "both", positions: str = "fixed",
+                 size: str = "max") -> np.ndarray:
     """The three equivariance gaps (plain, causal, positional) measured wrongly."""
     X, perm = a["X"], list(a["perm"])
     Pi = positional_variant({"D": X.shape[0], "N": X.shape[1]})
@@ -125,7 +134,7 @@ def gaps_variant(a: Args, *, compare: str = "both", positions: str = "fixed") ->
         right = f(X + shift)
         right = {"both": right[:, perm], "input only": right, "inverse": right[:, inverse]}[
             compare]
-        gaps.append(np.abs(left - right).max())
+        gaps.append(np.abs(left - right).max() if size == "max" else np.linalg.norm(left - right))
     return np.array(gaps)
 
 
@@ -216,6 +225,11 @@ CHECKS = by_id(
           wrong=(
             *scales(masked_attention_variant, {k: SCALE_UDL[k] for k in ("sqrt_D", "D", "Dq",
                                                                           "sqrt_N", "two")}),
+            variant("notebook's N for the mask", masked_attention_variant,
+                    "you built the mask with the notebook's N = 5, whatever X holds: on "
+                    "'{case}' X has N = {N} columns, so the 5 x 5 mask does not fit the {N} x "
+                    "{N} scores. Take the size from the argument: causal_mask(X.shape[1])",
+                    mask="notebook"),
             Wrong("mask after the softmax", lambda a: masked_attention_variant(a, after=True),
                   _AFTER_MASK),
             Wrong("masked with 0 instead of -inf",
@@ -283,6 +297,11 @@ CHECKS = by_id(
                   "token took its encoding along. The encoding belongs to the positions: "
                   "permute X only, f(X) = Sa[X + Pi], and compare f(X[:, perm]) with "
                   "f(X)[:, perm]"),
+            Wrong("Frobenius norm", partial(gaps_variant, size="frobenius"),
+                  "your gaps match the Frobenius norm of the difference, np.linalg.norm(f(X[:, "
+                  "perm]) - f(X)[:, perm]): the square root of the sum of every squared entry. "
+                  "Equation (G) takes the largest entry in absolute value: "
+                  "np.abs(f(X[:, perm]) - f(X)[:, perm]).max()"),
           ),
           label="gaps"),
 )

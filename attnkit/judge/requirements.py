@@ -59,6 +59,49 @@ def shape_is(expected: Callable[[Case], tuple], what: str
     return broken
 
 
+def shapes_are(expected: Callable[[Case], tuple[tuple, ...]], what: tuple[str, ...]
+               ) -> Callable[[list[Any], list[Case], list[dict]], str | None]:
+    """Item i of every tuple result (``(weights, output)``) has the shape ``expected(case)[i]``."""
+    def broken(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+        for value, case in zip(got, cases, strict=True):
+            if not isinstance(value, list) or len(value) != len(what):
+                continue
+            found, want = tuple(np.shape(v) for v in value), expected(case)
+            if found != want:
+                shapes = " and ".join(f"{w} {f}" for w, f in zip(what, found, strict=True))
+                return f"on {case.name} {shapes}; expected {' and '.join(map(str, want))}"
+        return None
+    return broken
+
+
+def a_list(what: str) -> Callable[[list[Any], list[Case], list[dict]], str | None]:
+    """Every result is a list (or a tuple) of items, not one array stacking them."""
+    def broken(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+        for value, case in zip(got, cases, strict=True):
+            if isinstance(value, np.ndarray):
+                return f"on {case.name} {what} one array of shape {value.shape}, not a list"
+        return None
+    return broken
+
+
+def ints(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """Every entry of every tuple result is an int (the dtypes the probe recorded)."""
+    for value, case, record in zip(got, cases, records, strict=False):
+        raw = record.get("value") if isinstance(record, dict) else None
+        if value is None or isinstance(value, Raised) or not isinstance(raw, dict):
+            continue
+        items = raw["items"] if isinstance(raw.get("items"), list) else [raw]
+        kinds = [np.dtype(str(i["dtype"])).kind if isinstance(i, dict) and "dtype" in i
+                 else "?" for i in items]
+        if all(k in "iu" for k in kinds):
+            continue
+        numbers = np.ravel(np.asarray(value, dtype=float))
+        shown = ", ".join(str(int(x)) if k in "iu" else repr(float(x))
+                          for x, k in zip(numbers, kinds, strict=False))
+        return f"{case.name} = ({shown}) holds a float"
+    return None
+
+
 def dtype_is(kind: str, what: str) -> Callable[[list[Any], list[Case], list[dict]], str | None]:
     """Every result's dtype is of numpy kind ``kind`` ("b" for bool)."""
     def broken(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:

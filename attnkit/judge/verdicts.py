@@ -217,11 +217,15 @@ def _explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
 def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
              close: Callable[..., bool], slack: list[Any] | None) -> bool:
     """The variant gives the student's output on every case; a mistake that crashes
-    everywhere names something only when every error message is the variant's own."""
+    everywhere (or, with ``same_errors``, anywhere) names something only when every error
+    message is the variant's own."""
     outs = []
     for i in order:
         outs.append(run_variant(wrong.fn, cases[i].args))
         if not close(got[i], outs[-1], slack[i] if slack else 0.0):
+            return False
+        crashed = isinstance(outs[-1], Raised)
+        if wrong.same_errors and crashed and got[i].message != outs[-1].message:
             return False
     return (not all(isinstance(o, Raised) for o in outs)
             or all(got[i].message == o.message for i, o in zip(order, outs, strict=True)))
@@ -359,6 +363,8 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
             slack[i] = 0.0
     audited = [any(r.audit(c) for r in check.require) for c in cases]
     right = [g if o or a else None for g, o, a in zip(got, ok, audited, strict=True)]
+    if check.per_case:
+        return _per_case(check, points, got, cases, ok, records)
     broken = broken_requirements(check.require, right, cases, records)
     if broken:  # a broken requirement explains the cases that audit it
         ok = [o or any(r.audit(c) for r, _ in broken) for o, c in zip(ok, cases, strict=True)]
@@ -366,24 +372,6 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
             return _unmet(check_id, points, broken, ok)
     if all(ok):
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases", ok)
-    if check.per_case:
-        notes, named = [], []
-        for value, case, passed in zip(got, cases, ok, strict=True):
-            if passed:
-                continue
-            note = (f"{case.name}: your code raised {value.message[:200]}"
-                    if isinstance(value, Raised) else f"{case.name} is not right")
-            for wrong in check.wrong:
-                out = run_variant(wrong.fn, case.args) if wrong.fn else None
-                if out is not None and not isinstance(out, Raised) and close(value, out):
-                    note = wrong.message(describe(case))
-                    named.append(wrong.name)
-                    break
-            notes.append(note)
-        score = round(points * sum(ok) / len(ok), 2)
-        return Verdict(check_id, score, points,
-                       f"{sum(ok)} of {len(ok)} right; " + "; ".join(notes), ok,
-                       "; ".join(named) or "values differ")
     try:
         hint, credit, name = _explain(check, cases, got, ok, expected, slack)
     except Exception:  # noqa: BLE001 - a malformed result must not crash grading
@@ -393,6 +381,39 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
         also, kept, names = unmet(broken)
         hint, name, credit = f"{hint}. Also: {also}", f"{name}; {names}", min(credit, kept)
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
+
+
+def _per_case(check: Check, points: float, got: list[Any], cases: list[Case], ok: list[bool],
+              records: list[dict]) -> Verdict:
+    """Independent questions: each case keeps its share of the points, a right answer that
+    breaks a stated requirement its requirement's credit; every wrong part is named."""
+    close = partial(same, rtol=check.rtol, atol=check.atol)
+    notes, named, shares = [], [], []
+    for value, case, passed, record in zip(got, cases, ok, records, strict=True):
+        if passed:
+            broken = broken_requirements(check.require, [value], [case], [record])
+            if broken:
+                note, credit, names = unmet(broken)
+                notes.append(note)
+                named.append(names)
+            shares.append(min((r.credit for r, _ in broken), default=1.0))
+            continue
+        shares.append(0.0)
+        note = (f"{case.name}: your code raised {value.message[:200]}"
+                if isinstance(value, Raised) else f"{case.name} is not right")
+        for wrong in check.wrong:
+            out = run_variant(wrong.fn, case.args) if wrong.fn else None
+            if out is not None and not isinstance(out, Raised) and close(value, out):
+                note = wrong.message(describe(case))
+                named.append(wrong.name)
+                break
+        notes.append(note)
+    if not notes:
+        return Verdict(check.id, points, points, f"correct on all {len(cases)} cases", ok)
+    right = sum(share == 1.0 for share in shares)
+    return Verdict(check.id, round(points * sum(shares) / len(shares), 2), points,
+                   f"{right} of {len(shares)} right; " + "; ".join(notes), ok,
+                   "; ".join(named) or "values differ")
 
 
 def _unmet(check_id: str, points: float, broken: list[tuple[Requirement, str]],

@@ -50,6 +50,7 @@ class Wrong:
     test: Callable[[Any, Args], bool] | None = None
     family: Callable[..., Any] | None = None  # fn is family(args, **params): composable
     params: tuple[tuple[str, Any], ...] = ()
+    same_errors: bool = False  # where it crashes, the student's error message must be its own
 
     def message(self, facts: dict) -> str:
         return self.hint.format_map(_Facts(facts))

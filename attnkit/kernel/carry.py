@@ -71,9 +71,20 @@ def _arguments(helper: Callable, args: tuple, kwargs: dict) -> list:
 
 def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], dict],
              rng: np.random.Generator | None) -> Callable:
-    """``helper`` recording each call in ``calls``; with ``rng``, its results nudged."""
+    """``helper`` recording each call in ``calls``; with ``rng``, its results nudged. A call
+    that raises is recorded with its error (``raised``), then raises on."""
     def call(*args: Any, **kwargs: Any) -> Any:
-        own = helper(*args, **kwargs)
+        try:
+            own = helper(*args, **kwargs)
+        except Exception as error:
+            if len(calls) < MAX_CALLS:
+                try:
+                    calls.append({"helper": name,
+                                  "args": encode(_arguments(helper, args, kwargs)),
+                                  "raised": f"{type(error).__name__}: {error}"[:500]})
+                except (TypeError, ValueError):
+                    calls.append({"helper": name, "unrecorded": True})
+            raise
         given = nudged(own, rng) if rng is not None else own
         if len(calls) < MAX_CALLS:
             try:

@@ -39,6 +39,8 @@ def ps1_softmax_cases(seed: int) -> list[Case]:
         Case("7 random scores", {"items_in": list(rng.normal(0, 3, 7))}),
         Case("a single score", {"items_in": [float(rng.normal())]}),
         Case("logits near 1000", {"items_in": list(1000 + rng.normal(0, 2, 5))}, large=True),
+        Case("scores 800 apart", {"items_in": list(rng.permutation(
+            [*rng.normal(0, 2, 4), -800 + rng.normal()]))}),
     ]
 
 
@@ -103,9 +105,15 @@ def equivariance_cases(seed: int) -> list[Case]:
     cases = []
     for kind in chosen:
         perm = list(rng.permutation(N))
-        while perm == sorted(perm) or perm == sorted(perm, reverse=True):
-            perm = list(rng.permutation(N))
+        while (perm == sorted(perm) or perm == sorted(perm, reverse=True)
+               or (kind == EQUIVARIANT[0] and all(perm[p] == i for i, p in enumerate(perm)))):
+            perm = list(rng.permutation(N))  # the token-wise map: a perm its inverse is not
         cases.append(Case(kind, {"kind": kind, "X": X, "perm": perm, **data}))
+    swap = list(range(N))  # a perm that undoes itself: its inverse is itself
+    i, j = (int(k) for k in rng.choice(N, size=2, replace=False))
+    swap[i], swap[j] = j, i
+    cases.append(Case(f"{EQUIVARIANT[0]}, tokens {i} and {j} swapped",
+                      {"kind": EQUIVARIANT[0], "X": X, "perm": swap, **data}))
     return cases
 
 

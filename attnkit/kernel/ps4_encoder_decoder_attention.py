@@ -136,6 +136,12 @@ def ps4_single_query_cases(seed: int) -> list[Case]:
         cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}" + (" large logits" if large else ""),
                           {"query_token": query, "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
                            "W_V": W_V}, large=large))
+    T, d, dk = 4, 3, 4  # T = d_v: a context vector that only runs on square matrices runs
+    tokens = rng.normal(size=(T, d))
+    W_Q, W_K, W_V = (rng.normal(size=(d, dk)) for _ in range(3))
+    cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}", {
+        "query_token": tokens[rng.integers(T)], "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
+        "W_V": W_V}))
     return cases
 
 

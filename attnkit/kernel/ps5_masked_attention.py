@@ -85,6 +85,8 @@ def attention_cases(seed: int) -> list[Case]:
     causal = np.triu(np.ones((6, 6), dtype=bool))  # output n sees tokens m <= n
     cases.append(Case("large logits D=4, N=6", large_attention(rng, 4, 6, allowed=causal),
                       large=True))
+    cases.append(Case("fresh D=3, N=5, D_q=2", {"X": rng.normal(size=(3, 5)),  # the notebook's N
+                                                **attention_params(rng, 3, Dq=2)}))
     return cases
 
 

@@ -40,6 +40,16 @@ def softmax_textbook(items_in):
     return exps / np.sum(exps)
 
 
+@entry("ps1_softmax", wrong="smallest score subtracted",
+       says=("subtracted the smallest score", "Subtract the largest"))
+def softmax_min_shift(items_in):
+    """Shifts the scores to start at 0 (z - min z): overflows when they spread over 709."""
+    z = np.array(items_in, dtype=float)
+    z = z - np.min(z)
+    e = np.exp(z)
+    return e / np.sum(e)
+
+
 @entry("ps1_softmax", wrong="hard-coded")
 def softmax_pasted_answer(items_in):
     """Returns the visible expected weights for [1, 2, 3] whatever the input."""
@@ -485,6 +495,13 @@ def check_equivariance_matrix(f, X, perm):
     """With a permutation matrix P: f(X P) against f(X) P."""
     P = np.eye(X.shape[1])[:, perm]
     return bool(np.allclose(f(X @ P), f(X) @ P))
+
+
+@entry("ps1_equivariance", wrong="inverse permutation", says=("np.argsort(perm)",))
+def check_equivariance_inverse(f, X, perm):
+    """Undoes the permutation on the output side: f(X)[:, argsort(perm)]."""
+    inverse = np.argsort(perm)
+    return np.allclose(f(X[:, perm]), f(X)[:, inverse])
 
 
 @entry("ps1_equivariance", wrong="one side not permuted")

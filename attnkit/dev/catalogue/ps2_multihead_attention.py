@@ -202,6 +202,28 @@ def multihead_reversed(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k
     return omega_c @ np.vstack([head2, head1])
 
 
+@entry("ps2_multihead_scaled", wrong="head 2: arguments in q, k, v order",
+       says=("head 2's matrices", "omega_v2, omega_q2, omega_k2"))
+def multihead_scaled_head2_qkv_order(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                     omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                     omega_c):
+    """Head 2's matrices in the data cell's order q, k, v; head 1 right."""
+    head1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    head2 = single_head_attention(X, omega_q2, omega_k2, omega_v2, beta_q2, beta_k2, beta_v2)
+    return omega_c @ np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_scaled", wrong="head 1: arguments in q, k, v order",
+       says=("head 1's matrices", "omega_v1, omega_q1, omega_k1"))
+def multihead_scaled_head1_qkv_order(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                     omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                     omega_c):
+    """Head 1's matrices in the data cell's order q, k, v; head 2 right."""
+    head1 = single_head_attention(X, omega_q1, omega_k1, omega_v1, beta_q1, beta_k1, beta_v1)
+    head2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.vstack([head1, head2])
+
+
 @entry("ps2_multihead_scaled", wrong="output projection omitted", says=("omega_c",))
 def multihead_without_omega_c(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
                               omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
@@ -338,6 +360,15 @@ def multihead_general_qkv_order(X, heads, omega_c):
     outputs = [single_head_attention(X, h["omega_q"], h["omega_k"], h["omega_v"],
                                      h["beta_q"], h["beta_k"], h["beta_v"]) for h in heads]
     return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general", wrong="last head dropped", says=("leaves out the last head",))
+def multihead_general_off_by_one(X, heads, omega_c):
+    """range(1, len(heads) - 1) after head 0: the last head is never stacked."""
+    stacked = single_head_attention(X, **heads[0])
+    for i in range(1, len(heads) - 1):
+        stacked = np.vstack([stacked, single_head_attention(X, **heads[i])])
+    return omega_c @ stacked
 
 
 @entry("ps2_multihead_general", wrong="changes its arguments", says=("in-place",))

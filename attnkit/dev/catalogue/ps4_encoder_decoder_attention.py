@@ -63,6 +63,12 @@ def scale_scores_by_n(scores, n):
     return scores / n
 
 
+@entry("ps4_scale_scores", wrong="divided by 2n", says=("binds tighter",))
+def scale_scores_precedence(scores, n):
+    """scores / n**1/2: (scores / n) / 2."""
+    return scores / n**1/2
+
+
 @entry("ps4_scale_scores", wrong="scale fixed at 2", says=("n = 9",))
 def scale_scores_by_two(scores, n):
     """Divides by 2 = sqrt(4), the worksheet's value."""
@@ -161,7 +167,7 @@ def single_query_attention_loops(query_token, tokens, W_Q, W_K, W_V):
     return weights, sum(w * v for w, v in zip(weights, values_))
 
 
-@entry("ps4_single_query")
+@entry("ps4_single_query", wrong="results not 1-D", says=("section 5", "1-D"))
 def single_query_attention_row_matrix(query_token, tokens, W_Q, W_K, W_V):
     """The worksheet's 1 x d query (np.expand_dims): 1 x T weights, 1 x d_v output."""
     Q = np.expand_dims(query_token, axis=0) @ W_Q
@@ -237,7 +243,7 @@ def split_heads_hsplit(W, n):
     return np.hsplit(W, n)
 
 
-@entry("ps4_split_heads")
+@entry("ps4_split_heads", wrong="blocks not a list", says=("a list of the",))
 def split_heads_reshape_transpose(W, n):
     """reshape to (rows, n, d/n), then move the head axis first: an n x rows x d/n array."""
     return W.reshape(W.shape[0], n, -1).transpose(1, 0, 2)
@@ -288,6 +294,10 @@ DIMENSIONS_STACKED = values(
 DIMENSIONS_OUTPUT = values(
     "ps4_dimensions", (4, 2), (3, 4), (3, 4), name="dimensions_W_O_as_output",
     wrong="W^O = output shape", about="The layer's output shape given for W^O")
+DIMENSIONS_FLOAT = values(
+    "ps4_dimensions", (4, 4 / 2), (4, 4), (4, 4), name="dimensions_float_and_weight_blocks",
+    wrong="shape not ints; concatenated weights", says=("2.0", "two ints", "weight blocks"),
+    about="d_model / h (a float) for d_k, and the weight blocks side by side for Concat")
 DIMENSIONS_ONE_HEAD_W_O = values(
     "ps4_dimensions", (4, 2), (3, 4), (2, 4), name="dimensions_W_O_from_one_head",
     wrong="W^O from one head", about="One head's d_v rows for W^O")

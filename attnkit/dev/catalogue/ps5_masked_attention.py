@@ -349,6 +349,27 @@ def masked_attention_unscaled(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta
     return V @ attentions, attentions
 
 
+@entry("ps5_masked_attention", wrong="notebook's N for the mask", says=("X.shape[1]",))
+def masked_attention_notebook_N(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The mask built with the notebook's N = 5 (a global), whatever X holds."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    scores = K.T @ Q / np.sqrt(Q.shape[0])
+    scores[~np.triu(np.ones((5, 5), dtype=bool))] = -np.inf
+    attentions = _softmax_cols(scores)
+    return V @ attentions, attentions
+
+
+@entry("ps5_masked_attention", wrong="scale fixed at 2; notebook's N for the mask",
+       says=("two mistakes", "sqrt(4)", "X.shape[1]"))
+def masked_attention_notebook_N_and_D(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The notebook's N = 5 for the mask and its D = 4 for the scale: two globals."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    scores = K.T @ Q / np.sqrt(4)
+    scores[~np.triu(np.ones((5, 5), dtype=bool))] = -np.inf
+    attentions = _softmax_cols(scores)
+    return V @ attentions, attentions
+
+
 @entry("ps5_masked_attention", wrong="softmax over rows", says=("column",))
 def masked_attention_rows(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """The rows-convention softmax (axis=1) on the column-convention scores."""
@@ -595,6 +616,19 @@ def equivariance_gaps_inverse(X, perm, omega_v, omega_q, omega_k, beta_v, beta_q
         left = _attention(X[:, perm] + shift, *params, causal=causal)
         right = _attention(X + shift, *params, causal=causal)[:, back]
         gaps.append(np.abs(left - right).max())
+    return np.array(gaps)
+
+
+@entry("ps5_equivariance", wrong="Frobenius norm", says=("np.linalg.norm", "largest entry"))
+def equivariance_gaps_frobenius(X, perm, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Measures each gap with np.linalg.norm of the difference, not its largest entry."""
+    params = (omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    Pi = _encoding(*X.shape)
+    gaps = []
+    for causal, shift in ((False, 0.0), (True, 0.0), (False, Pi)):
+        left = _attention(X[:, perm] + shift, *params, causal=causal)
+        right = _attention(X + shift, *params, causal=causal)[:, perm]
+        gaps.append(np.linalg.norm(left - right))
     return np.array(gaps)
 
 
