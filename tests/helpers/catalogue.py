@@ -1,4 +1,7 @@
-"""The catalogue's single-skill functions as a student would paste them into a notebook."""
+"""The catalogue's single-skill functions as a student would paste them into a notebook.
+
+A skill is a question whose test cell probes one function of its solution cell (read from the
+master notebook); the catalogue's entries aimed at it alone are its sample."""
 
 from __future__ import annotations
 
@@ -6,25 +9,16 @@ import inspect
 import re
 import textwrap
 
+from attnkit import course
 from attnkit.dev.validate import load_catalogue
+from helpers.course import ROOT
+from helpers.questions import single_function
 
+# The sample goes through the course's first and last assignments (ps1 and ps5), as the
+# hostile suite's stock run does; their questions are read from the master notebooks
+SAMPLED = [course.assignments(ROOT)[0], course.assignments(ROOT)[-1]]
 ASSIGNMENTS = {  # assignment -> {test cell -> (solution cell, the name the notebook calls)}
-    "ps1_self_attention": {
-        "ps1_softmax": ("ps1_softmax_code", "softmax"),
-        "ps1_self_attention_loop": ("ps1_loop_code", "self_attention_loop"),
-        "ps1_softmax_cols": ("ps1_softmax_cols_code", "softmax_cols"),
-        "ps1_self_attention": ("ps1_self_attention_code", "self_attention"),
-        "ps1_scaled_attention": ("ps1_scaled_code", "scaled_dot_product_self_attention"),
-        "ps1_equivariance": ("ps1_equivariance_code", "check_equivariance"),
-    },
-    "ps5_masked_attention": {
-        "ps5_causal_mask": ("ps5_causal_mask_code", "causal_mask"),
-        "ps5_masked_softmax": ("ps5_masked_softmax_code", "masked_softmax_cols"),
-        "ps5_masked_attention": ("ps5_masked_attention_code", "masked_self_attention"),
-        "ps5_positional_encoding": ("ps5_positional_encoding_code", "positional_encoding"),
-        "ps5_equivariance": ("ps5_equivariance_code", "equivariance_gaps"),
-    },
-}
+    name: single_function(ROOT, name) for name in SAMPLED}
 SKILLS = {check: cells for skills in ASSIGNMENTS.values() for check, cells in skills.items()}
 IMPORTS = "import math\nimport warnings\n\nimport numpy as np\nimport scipy.special\n\n"
 

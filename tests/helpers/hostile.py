@@ -4,8 +4,9 @@ Every submission starts from a complete, correct notebook and changes one thing,
 the assignment's first graded function (its ``Target``). ``zero`` lists the test cells that
 must score nothing; every other autograded cell outside the target's reach must keep full
 marks, so an attack or a crash disturbs nothing else. ``reason`` is a pattern the student's
-feedback must show (case-insensitive). Rows are written per assignment from templates, so an
-assignment added later gets the whole suite by adding its ``Target``.
+feedback must show (case-insensitive). Rows are written per assignment from templates, and
+each assignment's ``Target`` is read from its master notebook (``target_of``), so an
+assignment added later gets the whole suite with nothing to register.
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import nbformat
 import numpy as np
 
+from attnkit.judge.chains import CHAINS
 from attnkit.judge.registry import checks
 from attnkit.samples import Sample, build_submission, solution_code
+from helpers.course import ROOT
+from helpers.questions import questions
 
 ALL = "all"  # every autograded test cell of the assignment
 REACH = "reach"  # the target's test cell and the cells whose code calls the target
@@ -37,22 +42,22 @@ class Target:
     reach: tuple[str, ...]  # test cells that fail when the function is missing or wrong
 
 
-TARGETS = {
-    "ps1_self_attention": Target("ps1_softmax_code", "ps1_softmax", "softmax", "items_in",
-                                 ("ps1_softmax", "ps1_self_attention_loop")),
-    "ps2_multihead_attention": Target(
-        "ps2_single_head_code", "ps2_single_head", "single_head_attention",
-        "X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k",
-        ("ps2_single_head", "ps2_multihead_scaled", "ps2_multihead_general")),
-    "ps3_attention_layer": Target("ps3_softmax_code", "ps3_softmax", "softmax", "X",
-                                  ("ps3_softmax", "ps3_forward")),
-    "ps4_encoder_decoder_attention": Target(
-        "ps4_get_scores_code", "ps4_get_scores", "get_scores", "matrix, vector",
-        ("ps4_get_scores", "ps4_single_query")),
-    "ps5_masked_attention": Target(
-        "ps5_causal_mask_code", "ps5_causal_mask", "causal_mask", "N",
-        ("ps5_causal_mask", "ps5_masked_attention", "ps5_equivariance")),
-}
+@cache
+def target_of(assignment: str, root: Path = ROOT) -> Target:
+    """The assignment's first question whose probe is handed one function of its solution
+    cell. Its reach is its own test cell and every cell whose follow-through chain
+    (``attnkit/judge/chains.py``) calls it, directly or through another caller."""
+    found = questions(root, assignment)
+    first = next((q for q in found if q.function), None)
+    if first is None:
+        raise ValueError(f"{assignment}: no test cell probes a single function of its "
+                         "solution cell, so the hostile suite has no target")
+    reached = {first.test}
+    while grown := {c.check for c in CHAINS.values()
+                    if c.check not in reached and reached & set(c.helpers.values())}:
+        reached |= grown
+    return Target(first.code, first.test, first.function, first.params,
+                  tuple(q.test for q in found if q.test in reached))
 
 
 @dataclass(frozen=True)
@@ -480,7 +485,7 @@ def write_suite(root: Path, assignments: list[str],
     ``root/submitted``."""
     written = {}
     for assignment in assignments:
-        target = TARGETS[assignment]
+        target = target_of(assignment, root)
         name = f"{assignment}.ipynb"
         master, release = root / "source" / assignment / name, root / "release" / assignment / name
         solutions = {c.metadata["nbgrader"]["grade_id"]: solution_code(c.source)
@@ -503,7 +508,7 @@ def write_suite(root: Path, assignments: list[str],
 def expectations(hostile: Hostile, assignment: str,
                  all_tests: list[str]) -> tuple[list[str], list[str]]:
     """(cells that must score 0, cells that must keep full marks)."""
-    target = TARGETS[assignment]
+    target = target_of(assignment)
     zero = [c for c in cells_of(hostile.zero, target, all_tests) if c not in hostile.carried]
     may = set(cells_of(hostile.may, target, all_tests)) | set(zero) | set(hostile.carried)
     return zero, [c for c in all_tests if c not in may]
