@@ -78,6 +78,7 @@ def pinned_ps1() -> dict[str, tuple[np.ndarray, float]]:
         "far_true": (softmax_axis_loop(np.array([[0.0, 900, -50, 300], [1, 901, -49, 301],
                                                  [2, 902, -48, 302]]), axis=0), 1e-8),
         "attentions_true": (A1, 1e-3),  # printed to 3 decimals, as in UDL
+        "X_prime_true": (X1, 1e-8),  # section 3's own copy of the loop's outputs, as columns
         "attentions_true2": (A2, 1e-3),
         "X_prime_true2": (X2, 1e-8),
     }
