@@ -141,6 +141,8 @@ def pinned_ps3() -> dict[str, tuple[np.ndarray, float]]:
     return {
         "softmax_true": (softmax_axis_loop(scores, axis=1), 1e-8),
         "forward_true": (layer_forward_loops(x, W_q, W_k, W_v, W_o), 1e-8),
+        "attention_true": (softmax_axis_loop(np.einsum("id,de,je->ij", x, W_q @ W_k.T, x)
+                                             / math.sqrt(4), axis=1), 1e-8),
     }
 
 
