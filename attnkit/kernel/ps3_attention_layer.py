@@ -90,6 +90,6 @@ PROBES = by_id(
     Probe("ps3_softmax", ps3_softmax_cases, named("X"), pinned={"X": "scores"}),
     Probe("ps3_init", ps3_init_cases, init_call),
     Probe("ps3_forward", ps3_forward_cases, forward_call,
-          pinned={"dims": "dims", "x": "x", "W_q": "layer.W_q", "W_k": "layer.W_k",
+          pinned={"dims": "layer.dims", "x": "x", "W_q": "layer.W_q", "W_k": "layer.W_k",
                   "W_v": "layer.W_v", "W_o": "layer.W_o"}),
 )

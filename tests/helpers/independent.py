@@ -78,6 +78,7 @@ def pinned_ps1() -> dict[str, tuple[np.ndarray, float]]:
         "far_true": (softmax_axis_loop(np.array([[0.0, 900, -50, 300], [1, 901, -49, 301],
                                                  [2, 902, -48, 302]]), axis=0), 1e-8),
         "attentions_true": (A1, 1e-3),  # printed to 3 decimals, as in UDL
+        "X_prime_true": (X1, 1e-8),  # section 3's own copy of the loop's outputs, as columns
         "attentions_true2": (A2, 1e-3),
         "X_prime_true2": (X2, 1e-8),
     }
@@ -140,6 +141,8 @@ def pinned_ps3() -> dict[str, tuple[np.ndarray, float]]:
     return {
         "softmax_true": (softmax_axis_loop(scores, axis=1), 1e-8),
         "forward_true": (layer_forward_loops(x, W_q, W_k, W_v, W_o), 1e-8),
+        "attention_true": (softmax_axis_loop(np.einsum("id,de,je->ij", x, W_q @ W_k.T, x)
+                                             / math.sqrt(4), axis=1), 1e-8),
     }
 
 
