@@ -98,7 +98,7 @@ _SCALE_LAYER = {
 
 
 def _undefined_dims(a: Args) -> Any:
-    """A forward that reads the notebook's global dims, run where it is not defined."""
+    """A forward that reads dims, a name the notebook does not define."""
     raise NameError("name 'dims' is not defined")
 
 
@@ -180,9 +180,9 @@ CHECKS = by_id(
                     "on '{case}' numpy raises ValueError. The scores are Q @ K.T (n x n, eq. 3)",
                     order="QK"),
             Wrong("notebook's dims", _undefined_dims,
-                  "forward reads a name dims that does not exist when the hidden test runs (the "
-                  "notebook's global, set by the worked example after your class): the layer's "
-                  "own size is self.dims, set in __init__. Divide by np.sqrt(self.dims)"),
+                  "forward reads a name dims that the notebook does not define (a global of "
+                  "your own, gone when the hidden test runs): the layer's own size is "
+                  "self.dims, set in __init__. Divide by np.sqrt(self.dims)"),
             Wrong("output projection omitted", lambda a: layer_variant(a, output=False),
                   "the result is not multiplied by W_o: the layer returns "
                   "softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5)"),

@@ -12,7 +12,7 @@ import scipy.special
 
 from attnkit.dev.validate import entry
 
-dims = 4  # the notebook's global in the worked example (cell ps3_forward)
+dims = 4  # a global of the student's own, for trying the layer out
 
 
 # ---------------------------------------------------------------- softmax (rows)
@@ -239,7 +239,7 @@ class SelfAttentionScaledByTokens(SelfAttention):
 
 @entry("ps3_forward", wrong="scale fixed at 2", says=("self.dims",))
 class SelfAttentionGlobalDims(SelfAttention):
-    """Reads the notebook's global dims = 4 instead of self.dims."""
+    """Reads its own global dims = 4 instead of self.dims."""
 
     def forward(self, x):
         Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
@@ -340,14 +340,13 @@ class SelfAttentionKeysNotTransposed(SelfAttention):
         return softmax(Q @ K / np.sqrt(self.dims)) @ V @ self.W_o
 
 
-# A forward written where the notebook's global dims existed; the hidden test runs it before
-# the worked example defines dims, so reading it raises NameError (built in a namespace
-# without dims, as the graded notebook is at that point).
+# A forward that reads dims, a name the notebook does not define, so reading it raises
+# NameError (built in a namespace without dims, as the graded notebook is).
 _NO_DIMS = {"np": np, "softmax": softmax, "SelfAttention": SelfAttention, "entry": entry}
 exec('''
 @entry("ps3_forward", wrong="notebook's dims", says=("self.dims",))
 class SelfAttentionNotebookDims(SelfAttention):
-    """Divides by np.sqrt(dims), the notebook's global, not the layer's own size."""
+    """Divides by np.sqrt(dims), a name the notebook does not define, not self.dims."""
 
     def forward(self, x):
         Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
