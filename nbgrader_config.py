@@ -69,10 +69,10 @@ c.Execute.kernel_name = os.environ.get("ATTNKIT_KERNEL", "attnkit-sandbox")
 c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
 # Budgets per notebook, so one hand-in cannot hold a worker or fill its memory: all cells
-# together get 60 s (then the rest are not run, each saying why); a cell prints at most 1 MiB
+# together get 120 s (then the rest are not run, each saying why); a cell prints at most 1 MiB
 # per stream in the sandboxed kernel (cut there, with a note); the grader refuses unread any
 # message from a kernel over 32 MiB and cuts that kernel off (attnkit/pipeline/budgets.py).
-c.ResilientExecute.time_budget = 60
+c.ResilientExecute.time_budget = 120
 c.ResilientExecute.output_limit = 1 << 20
 c.ResilientExecute.message_limit = 32 << 20
 c.Execute.shutdown_kernel = "immediate"  # nothing runs after the last cell: don't wait for it

@@ -27,8 +27,9 @@ def course(tmp_path: Path) -> Path:
 
 # pytest-xdist hands files to its workers in collection order: the longest go first, so
 # none is left running alone at the end (every other file keeps its place)
-LONGEST = ["test_hostile.py", "test_hub.py", "test_unprivileged.py", "test_course.py",
-           "test_postgres.py", "test_serve.py", "test_hub_permissions.py", "test_xss.py"]
+LONGEST = ["test_hostile.py", "test_hub.py", "test_hub_written.py", "test_unprivileged.py",
+           "test_course.py", "test_postgres.py", "test_serve.py", "test_hub_permissions.py",
+           "test_new_question.py", "test_xss.py"]
 MADE = pytest.StashKey[bool]()
 
 

@@ -240,7 +240,7 @@ def test_no_student_script_runs_in_any_page(hostile_class: tuple[str, Path, dict
 # ---------------------------------------------------------------------- budgets per hand-in
 
 BUDGETED = "ps1_self_attention"
-CELL_LIMIT, TIME_BUDGET = 10, 25  # seconds: b02 sleeps 8 s before each of its 13 code cells
+CELL_LIMIT, TIME_BUDGET = 10, 40  # seconds: b02 sleeps 8 s before each of its 13 code cells
 # stock `nbgrader autograde`, reporting the peak resident memory of its own process (the
 # grading worker, outside the sandbox; its kernels are not counted) when it exits
 PEAK_RSS = """\
@@ -264,23 +264,16 @@ def budgeted(grader: Grader) -> Iterator[tuple[Path, dict[str, tuple[float, int]
             config.write(f"\nc.Execute.timeout = {CELL_LIMIT}\n"
                          f"c.ResilientExecute.time_budget = {TIME_BUDGET}\n")
         suite = write_suite(root, [BUDGETED], BUDGETS)
-        students = [hostile.student for hostile in suite[BUDGETED]]
-        (base / "students.csv").write_text("id\n" + "".join(f"{s}\n" for s in students))
         grader.own(base)
         grader.run(["nbgrader", "generate_assignment", BUDGETED, "--force"], root)
-        grader.run(["nbgrader", "db", "student", "import", str(base / "students.csv")], root)
-
-        def measure(student: str) -> tuple[float, int]:
+        measured = {}
+        for hostile in suite[BUDGETED]:  # one at a time: each is timed
             started = time.monotonic()
             result = grader.run([sys.executable, "-c", PEAK_RSS, "autograde", BUDGETED,
-                                 "--student", student, "--force"], root, check=False)
+                                 "--student", hostile.student, "--force"], root, check=False)
             peak = re.search(r"peak-rss-kib (\d+)", result.stderr)
             assert peak, result.stderr[-3000:]
-            return time.monotonic() - started, int(peak[1]) * 1024
-
-        # one process per hand-in (its own peak), two at a time: one per core
-        with ThreadPoolExecutor(2) as pool:
-            measured = dict(zip(students, pool.map(measure, students), strict=True))
+            measured[hostile.student] = (time.monotonic() - started, int(peak[1]) * 1024)
         grader.run(["nbgrader", "generate_feedback", BUDGETED, "--force"], root, check=False)
         yield root, measured
     finally:
@@ -306,7 +299,8 @@ def test_budget_of_time_ends_a_notebook_sleeping_in_every_cell(budgeted) -> None
     elapsed = measured["b02_sleep_every_cell"][0]
     print(f"\nsleeping notebook graded in {elapsed:.1f} s (budget {TIME_BUDGET} s, honest "
           f"notebook {measured['b01_honest'][0]:.1f} s)")
-    assert elapsed < TIME_BUDGET + 20, f"the notebook ran {elapsed:.0f} s"
+    # its cells sleep 104 s in all; nbgrader's start and the kernel's are not in the budget
+    assert elapsed < TIME_BUDGET + 45, f"the notebook ran {elapsed:.0f} s"
     graded_fully(root, "b02_sleep_every_cell")
     honest = graded_fully(root, "b01_honest")
     assert set(honest.values()) == {1.0}, f"the honest notebook lost points: {honest}"

@@ -32,7 +32,7 @@ from attnkit.deploy import site as deploy
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 
 RATE_PERIOD = 15.0
-TIME_BUDGET = 20  # seconds per notebook; hostile.SLEEP_EVERY_CELL sleeps 8 s per cell
+TIME_BUDGET = 40  # seconds per notebook; hostile.SLEEP_EVERY_CELL sleeps 8 s per cell
 CONFIG = f"""
 c.GradeOnSubmit.rate_limit = 1
 c.GradeOnSubmit.rate_period = {RATE_PERIOD}

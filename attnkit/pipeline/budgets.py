@@ -113,7 +113,7 @@ class BudgetedExecute(Execute):
     ``start_budget`` starts the notebook's clock; a subclass that runs a notebook several
     times (replays after a crash) calls it once, so the replays count against it."""
 
-    time_budget = Float(60.0, help="Seconds one notebook may take in all, kernel starts and "
+    time_budget = Float(120.0, help="Seconds one notebook may take in all, kernel starts and "
                         "replays included; then the running cell is stopped and the cells "
                         "after it are not run, each with the reason (0: no budget)").tag(
                             config=True)
