@@ -361,7 +361,10 @@ SUITE: list[Hostile] = [
     Hostile("h11_fake_probe", "replaces attnkit.probe with a module reporting made-up outputs",
             ALL, prefix=FAKE_PROBE, each=True),
     Hostile("h12_hard_coded", "returns the notebook's pinned answers", REACH,
-            suffix="{name} = lambda *a, **k: {pinned}\n", each=True),
+            suffix="{name} = lambda *a, **k: {pinned}\n", each=True,
+            # correct callers stop where the pinned helper does not fit fresh inputs: the
+            # hard-coding is charged once, at the helper (follow-through)
+            carried=("ps3_forward", "ps5_masked_attention", "ps5_equivariance")),
     Hostile("h13_read_source", "tries to read the master notebook and other students' work",
             REACH, prefix=READ_SOURCE, stub=True),
     Hostile("h14_infinite_loop", "loops forever before defining the function", REACH,

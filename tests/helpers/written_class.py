@@ -26,9 +26,7 @@ from nbgrader.api import (
 
 from attnkit.course import db_url
 from helpers.written import load, resample
-
-ASSIGNMENT = "ps1_self_attention"
-QUESTION = "ps1_positional_answer"
+from helpers.written_store import ASSIGNMENT, QUESTION
 
 
 def labelled_answers(count: int, prefix: str = "s") -> tuple[dict[str, str], dict[str, int]]:
