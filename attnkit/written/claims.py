@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 
 from attnkit.written import store
-from attnkit.written.model import Mark
 from attnkit.written.store import CLAIMS
 
 TTL = timedelta(minutes=10)  # long enough to grade a group, short enough to lose little
@@ -155,16 +154,18 @@ def progress(db_url: str, assignment: str, grade_ids: Iterable[str]) -> list[Pro
         live = conn.execute(sa.select(CLAIMS.c.grade_id, CLAIMS.c.ta).where(
             CLAIMS.c.assignment == assignment, CLAIMS.c.expires_at > store.now())).all()
         for grade_id in grade_ids:
-            marks = store.marks(conn, assignment, grade_id).values()
-            graded = [m for m in marks if not m.needs_manual_grade]
-            by = Counter(_grader(m) for m in graded)
+            rows = store.tally(conn, assignment, grade_id)
+            by: Counter[str] = Counter()
+            for graded_by, scored, needs, count in rows:
+                if not needs:
+                    by[_grader(graded_by, scored)] += count
             claimed = Counter(ta for g, ta in live if g == grade_id)
-            found.append(Progress(grade_id, len(marks), len(graded), dict(by.most_common()),
-                                  dict(claimed.most_common())))
+            found.append(Progress(grade_id, sum(r[3] for r in rows), by.total(),
+                                  dict(by.most_common()), dict(claimed.most_common())))
     return found
 
 
-def _grader(mark: Mark) -> str:
-    if mark.graded_by:
-        return mark.graded_by
-    return LEFT_BLANK if mark.manual_score is None else BY_HAND
+def _grader(graded_by: str | None, scored: bool) -> str:
+    if graded_by:
+        return graded_by
+    return BY_HAND if scored else LEFT_BLANK
