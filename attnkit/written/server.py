@@ -72,8 +72,19 @@ class WrittenHandler(JupyterHandler):
         self.set_header("Content-Security-Policy",
                         "default-src 'self'; script-src 'self'; style-src 'self'; "
                         "img-src 'self' data:; frame-ancestors 'self'")
-        self.finish(environment().get_template(template).render(
-            base=self.written_url, xsrf=self.xsrf_token.decode(), ta=self.ta, **context))
+        self.finish(self.part(template, **context))
+
+    def part(self, template: str, **context: Any) -> str:
+        """A template rendered for this TA: the page, or a part of it the page swaps in."""
+        return environment().get_template(template).render(
+            base=self.written_url, xsrf=self.xsrf_token.decode(), ta=self.ta, **context)
+
+    def groups(self, shown: list[page.Group]) -> dict[str, str]:
+        return {g.key: self.part("group.html.j2", g=g) for g in shown}
+
+    def progress(self, db_url: str, assignment: str, grade_id: str) -> str:
+        return self.part("progress.html.j2",
+                         p=claims.progress(db_url, assignment, [grade_id])[0])
 
     def reply(self, status: int = 200, **body: Any) -> None:
         self.set_status(status)
@@ -138,16 +149,25 @@ class ActionHandler(WrittenHandler):
     @web.authenticated
     def post(self, assignment: str, grade_id: str, action: str) -> None:
         body = self.body()
-        db_url = course.db_url(self.root)
+        db_url = page.course_db_url(self.root)
         try:
             if action == "apply":
                 seen = {str(s): str(v) for s, v in dict(body.get("seen", {})).items()}
-                done = rubric.apply(db_url, assignment, grade_id, seen, self.ta,
-                                    add=map(int, body.get("add", [])),
-                                    remove=map(int, body.get("remove", [])))
-                self.reply(changed=done.changed, kept=done.kept)
+                try:
+                    done = rubric.apply(db_url, assignment, grade_id, seen, self.ta,
+                                        add=map(int, body.get("add", [])),
+                                        remove=map(int, body.get("remove", [])))
+                except rubric.Conflict as error:
+                    self.reply(409, error="conflict", changed=[str(c) for c in error.changed],
+                               **self.after(assignment, grade_id, body, seen))
+                    return
+                self.reply(changed=done.changed, kept=done.kept,
+                           **self.after(assignment, grade_id, body, seen))
             elif action == "next":
-                self.reply(key=page.next_group(self.root, assignment, grade_id, self.ta))
+                key = page.next_group(self.root, assignment, grade_id, self.ta)
+                self.reply(key=key, **self.after(assignment, grade_id, body, (), key))
+            elif action == "changes":
+                self.reply(**self.changes(assignment, grade_id, body))
             elif action == "move":
                 self.reply(key=page.move(self.root, assignment, grade_id, str(body["student"]),
                                          str(body["key"]), self.ta))
@@ -159,6 +179,33 @@ class ActionHandler(WrittenHandler):
             self.reply(409, error="conflict", changed=[str(c) for c in error.changed])
         except (rubric.RubricError, ValueError, KeyError, TypeError) as error:
             self.reply(400, error=str(error))
+
+    def after(self, assignment: str, grade_id: str, body: dict[str, Any],
+              students: Any = (), key: str | None = None) -> dict[str, Any]:
+        """What a TA's step changed on their page, to swap in: the groups of ``students``
+        (the answers just written) and ``key`` (just claimed), those whose holder the page
+        shows wrongly (``held``: key -> TA, as the page shows them), and the progress. The
+        rest of the page waits for its poll (``changes``)."""
+        held = {str(k): str(v) for k, v in dict(body.get("held") or {}).items()}
+        keys = [*([key] if key else []), *page.keys_of(self.root, assignment, grade_id, students),
+                *page.claims_changed(self.root, assignment, grade_id, held)]
+        shown = page.arrange(self.root, assignment, grade_id, keys) if keys else []
+        return {"groups": self.groups(shown),
+                "progress": self.progress(page.course_db_url(self.root), assignment, grade_id)}
+
+    def changes(self, assignment: str, grade_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The page's poll: the whole question read again, and sent back only where it
+        differs from what the page has (``have``: key -> ``data-sig`` of each group shown,
+        ``rubric``: the rubric's): the groups' order, the changed groups, the rubric if it
+        changed, the progress and the stamp."""
+        have = {str(k): str(v) for k, v in dict(body.get("have") or {}).items()}
+        shown = self.view(assignment, grade_id)
+        return {"stamp": shown.stamp, "order": [g.key for g in shown.groups],
+                "groups": self.groups([g for g in shown.groups if have.get(g.key) != g.sig]),
+                "rubric": None if body.get("rubric") == shown.rubric_sig else self.part(
+                    "rubric.html.j2", items=shown.items, q=shown.question,
+                    rubric_sig=shown.rubric_sig),
+                "progress": self.part("progress.html.j2", p=shown.progress)}
 
     def item(self, db_url: str, assignment: str, grade_id: str,
              body: dict[str, Any]) -> dict[str, Any]:
@@ -184,7 +231,7 @@ def handlers(base_url: str) -> list[tuple[str, type, dict[str, Any]] | tuple[str
         (f"{base}/static/(.*)", web.StaticFileHandler, {"path": str(TEMPLATES / "static")}),
         (f"{question}/?", QuestionHandler),
         (f"{question}/stamp", StampHandler),
-        (f"{question}/(apply|next|move|item)", ActionHandler),
+        (f"{question}/(apply|next|move|item|changes)", ActionHandler),
     ]
 
 
