@@ -288,15 +288,21 @@ def arrange(root: Path, assignment: str, grade_id: str,
     """The answers in groups, in the page's order (``layout``); with ``keys``, only those
     groups (with their place on the page), read from the database alone: what a step of a
     TA's changed."""
-    db_url = course_db_url(root)
-    with store.engine(db_url).connect() as conn:
+    with store.engine(course_db_url(root)).connect() as conn:
         kept = base(root, assignment, grade_id, conn, files=keys is None)
         members = layout(kept, moves(conn, assignment, grade_id))
-        wanted = list(members) if keys is None else [k for k in dict.fromkeys(keys)
-                                                       if k in members]
-        students = None if keys is None else [s for k in wanted for s in members[k]]
-        marks = store.marks(conn, assignment, grade_id, students) if students != [] else {}
-    held = {c.key: c.ta for c in claims.claims(db_url, assignment, grade_id)}
+        return _groups(conn, kept, members, assignment, grade_id, keys)
+
+
+def _groups(conn: sa.Connection, kept: Base, members: dict[str, list[str]], assignment: str,
+            grade_id: str, keys: Iterable[str] | None,
+            held: dict[str, str] | None = None) -> list[Group]:
+    wanted = list(members) if keys is None else [k for k in dict.fromkeys(keys)
+                                                   if k in members]
+    students = None if keys is None else [s for k in wanted for s in members[k]]
+    marks = store.marks(conn, assignment, grade_id, students) if students != [] else {}
+    if held is None:
+        held = {c.key: c.ta for c in claims.live(conn, assignment, grade_id)}
     number = {k: i for i, k in enumerate(members, start=1)}
     shown = []
     for key in wanted:
@@ -310,21 +316,30 @@ def arrange(root: Path, assignment: str, grade_id: str,
     return shown
 
 
-def keys_of(root: Path, assignment: str, grade_id: str, students: Iterable[str]) -> list[str]:
-    """The keys of the groups ``students``' answers are in now."""
-    with store.engine(course_db_url(root)).connect() as conn:
+def step(root: Path, assignment: str, grade_id: str, ta: str, students: Iterable[str] = (),
+         claim: bool = False, shown: Mapping[str, str] | None = None
+         ) -> tuple[str | None, list[Group], claims.Progress]:
+    """What a TA's step changed on their page, read in one go: with ``claim``, the next
+    group to grade first claimed for ``ta`` (as ``next_group``); then the groups of
+    ``students`` (answers just written) and of the claim, those whose holder is not what the
+    page shows (``shown``: key -> TA), and the question's progress."""
+    db_url = course_db_url(root)
+    with store.engine(db_url).connect() as conn:
         kept = base(root, assignment, grade_id, conn)
-        moved = moves(conn, assignment, grade_id)
-    wanted = set(students)
-    return [k for k, found in layout(kept, moved).items() if wanted.intersection(found)]
-
-
-def claims_changed(root: Path, assignment: str, grade_id: str,
-                   shown: Mapping[str, str]) -> list[str]:
-    """The keys whose holder is not what a page shows (``shown``: key -> TA, the groups it
-    shows as held): after a TA's step, those are re-rendered with the step's own."""
-    live = {c.key: c.ta for c in claims.claims(course_db_url(root), assignment, grade_id)}
-    return [k for k in {*live, *shown} if live.get(k) != (shown.get(k) or None)]
+        members = layout(kept, moves(conn, assignment, grade_id))
+    key = claims.next_ungraded(db_url, assignment, grade_id, list(members), ta,
+                               members) if claim else None
+    with store.engine(db_url).connect() as conn:
+        live = claims.live(conn, assignment, grade_id)
+        held = {c.key: c.ta for c in live}
+        shown = shown or {}
+        wanted = set(students)
+        keys = [*([key] if key else []),
+                *(k for k, found in members.items() if wanted.intersection(found)),
+                *(k for k in {*held, *shown} if held.get(k) != (shown.get(k) or None))]
+        found = _groups(conn, kept, members, assignment, grade_id, keys, held) if keys else []
+        progress = claims.count(conn, assignment, grade_id, live)
+    return key, found, progress
 
 
 def next_group(root: Path, assignment: str, grade_id: str, ta: str,

@@ -82,10 +82,6 @@ class WrittenHandler(JupyterHandler):
     def groups(self, shown: list[page.Group]) -> dict[str, str]:
         return {g.key: self.part("group.html.j2", g=g) for g in shown}
 
-    def progress(self, db_url: str, assignment: str, grade_id: str) -> str:
-        return self.part("progress.html.j2",
-                         p=claims.progress(db_url, assignment, [grade_id])[0])
-
     def reply(self, status: int = 200, **body: Any) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
@@ -105,7 +101,6 @@ class WrittenHandler(JupyterHandler):
             return page.view(self.root, assignment, grade_id)
         except (LookupError, answers.UnknownAssignment, SystemExit) as error:
             raise web.HTTPError(404, str(error)) from None  # SystemExit: no gradebook here
-
 
 class IndexHandler(WrittenHandler):
     @web.authenticated
@@ -164,8 +159,7 @@ class ActionHandler(WrittenHandler):
                 self.reply(changed=done.changed, kept=done.kept,
                            **self.after(assignment, grade_id, body, seen))
             elif action == "next":
-                key = page.next_group(self.root, assignment, grade_id, self.ta)
-                self.reply(key=key, **self.after(assignment, grade_id, body, (), key))
+                self.reply(**self.after(assignment, grade_id, body, claim=True))
             elif action == "changes":
                 self.reply(**self.changes(assignment, grade_id, body))
             elif action == "move":
@@ -181,17 +175,17 @@ class ActionHandler(WrittenHandler):
             self.reply(400, error=str(error))
 
     def after(self, assignment: str, grade_id: str, body: dict[str, Any],
-              students: Any = (), key: str | None = None) -> dict[str, Any]:
-        """What a TA's step changed on their page, to swap in: the groups of ``students``
-        (the answers just written) and ``key`` (just claimed), those whose holder the page
-        shows wrongly (``held``: key -> TA, as the page shows them), and the progress. The
-        rest of the page waits for its poll (``changes``)."""
+              students: Any = (), claim: bool = False) -> dict[str, Any]:
+        """What a TA's step changed on their page, to swap in (``page.step``): with
+        ``claim``, the next group first claimed (``key``); the groups of ``students`` (the
+        answers just written) and of the claim, those whose holder the page shows wrongly
+        (``held``: key -> TA, as the page shows them), and the progress. The rest of the
+        page waits for its poll (``changes``)."""
         held = {str(k): str(v) for k, v in dict(body.get("held") or {}).items()}
-        keys = [*([key] if key else []), *page.keys_of(self.root, assignment, grade_id, students),
-                *page.claims_changed(self.root, assignment, grade_id, held)]
-        shown = page.arrange(self.root, assignment, grade_id, keys) if keys else []
-        return {"groups": self.groups(shown),
-                "progress": self.progress(page.course_db_url(self.root), assignment, grade_id)}
+        key, shown, progress = page.step(self.root, assignment, grade_id, self.ta, students,
+                                         claim, held)
+        return {**({"key": key} if claim else {}), "groups": self.groups(shown),
+                "progress": self.part("progress.html.j2", p=progress)}
 
     def changes(self, assignment: str, grade_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """The page's poll: the whole question read again, and sent back only where it

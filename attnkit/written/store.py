@@ -220,9 +220,10 @@ def tally(conn: sa.Connection, assignment: str, grade_id: str
     return [(by, bool(has), bool(needs), n) for by, has, needs, n in rows]
 
 
-def waiting(conn: sa.Connection, assignment: str, grade_id: str) -> set[str]:
-    """The students whose answer to the question awaits a TA: ``marks`` cut to one column,
-    for "next ungraded", which asks on every step."""
+def waiting(conn: sa.Connection, assignment: str, grade_id: str,
+            students: Iterable[str] | None = None) -> set[str]:
+    """The students (of ``students``, default all) whose answer to the question awaits a TA:
+    ``marks`` cut to one column, for "next ungraded", which asks on every step."""
     grade, cell = Grade.__table__, BaseCell.__table__
     snb, sub, asg = (SubmittedNotebook.__table__, SubmittedAssignment.__table__,
                      Assignment.__table__)
@@ -233,7 +234,9 @@ def waiting(conn: sa.Connection, assignment: str, grade_id: str) -> set[str]:
                      .join(sub, snb.c.assignment_id == sub.c.id)
                      .join(asg, sub.c.assignment_id == asg.c.id))
         .where(asg.c.name == assignment, cell.c.name == grade_id, cell.c.type == "GradeCell",
-               grade.c.needs_manual_grade.is_(True))).scalars())
+               grade.c.needs_manual_grade.is_(True),
+               sa.true() if students is None else sub.c.student_id.in_(list(students))))
+        .scalars())
 
 
 # ------------------------------------------------------------------ writing
