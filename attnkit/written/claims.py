@@ -17,12 +17,12 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 
 from attnkit.written import store
-from attnkit.written.model import Mark
 from attnkit.written.store import CLAIMS
 
 TTL = timedelta(minutes=10)  # long enough to grade a group, short enough to lose little
 BY_HAND = "formgrader"  # graded outside the kit: nbgrader records no name
 LEFT_BLANK = "nbgrader (left blank)"  # an answer handed in as released, scored 0 by nbgrader
+CHUNK = 200  # students "next ungraded" asks about first; then all the others at once
 
 
 @dataclass(frozen=True)
@@ -96,12 +96,17 @@ def release(db_url: str, assignment: str, grade_id: str, key: str, ta: str) -> b
 
 def claims(db_url: str, assignment: str, grade_id: str | None = None) -> list[Claim]:
     """The live claims on the assignment's questions (or one question's), oldest first."""
+    with store.engine(db_url).connect() as conn:
+        return live(conn, assignment, grade_id)
+
+
+def live(conn: sa.Connection, assignment: str, grade_id: str | None = None) -> list[Claim]:
+    """``claims`` on the caller's connection."""
     query = sa.select(CLAIMS).where(CLAIMS.c.assignment == assignment,
                                     CLAIMS.c.expires_at > store.now())
     if grade_id is not None:
         query = query.where(CLAIMS.c.grade_id == grade_id)
-    with store.engine(db_url).connect() as conn:
-        return [_claim(r) for r in conn.execute(query.order_by(CLAIMS.c.claimed_at))]
+    return [_claim(r) for r in conn.execute(query.order_by(CLAIMS.c.claimed_at))]
 
 
 def next_ungraded(db_url: str, assignment: str, grade_id: str, keys: Sequence[str], ta: str,
@@ -114,18 +119,27 @@ def next_ungraded(db_url: str, assignment: str, grade_id: str, keys: Sequence[st
     with store.engine(db_url).begin() as conn:
         store.lock(conn, CLAIMS)
         stamp = store.now()
-        waiting = store.waiting(conn, assignment, grade_id)
         held = {r.group_key for r in conn.execute(sa.select(CLAIMS.c.group_key).where(
             CLAIMS.c.assignment == assignment, CLAIMS.c.grade_id == grade_id,
             CLAIMS.c.ta != ta, CLAIMS.c.expires_at > stamp))}
         conn.execute(sa.delete(CLAIMS).where(CLAIMS.c.assignment == assignment,
                                              CLAIMS.c.grade_id == grade_id,
                                              CLAIMS.c.ta == ta))
-        for key in keys:
-            group = members[key] if members is not None else (key,)
-            if key not in held and any(s in waiting for s in group):
-                _take(conn, assignment, grade_id, key, ta, _ttl(ttl))
-                return key
+        free = [(k, list(members[k]) if members is not None else [k]) for k in keys
+                if k not in held]
+        at, size = 0, CHUNK
+        while at < len(free):  # the database is asked about the first groups' students only
+            end, students = at + 1, len(free[at][1])
+            while end < len(free) and students + len(free[end][1]) <= size:
+                students += len(free[end][1])
+                end += 1
+            waiting = store.waiting(conn, assignment, grade_id,
+                                    [s for _, group in free[at:end] for s in group])
+            for key, group in free[at:end]:
+                if any(s in waiting for s in group):
+                    _take(conn, assignment, grade_id, key, ta, _ttl(ttl))
+                    return key
+            at, size = end, 900  # under SQLite's old limit of 999 variables a statement
     return None
 
 
@@ -152,19 +166,32 @@ def progress(db_url: str, assignment: str, grade_ids: Iterable[str]) -> list[Pro
     ``BY_HAND`` or ``LEFT_BLANK``), and the live claims per TA."""
     found = []
     with store.engine(db_url).connect() as conn:
-        live = conn.execute(sa.select(CLAIMS.c.grade_id, CLAIMS.c.ta).where(
+        held = conn.execute(sa.select(CLAIMS.c.grade_id, CLAIMS.c.ta).where(
             CLAIMS.c.assignment == assignment, CLAIMS.c.expires_at > store.now())).all()
         for grade_id in grade_ids:
-            marks = store.marks(conn, assignment, grade_id).values()
-            graded = [m for m in marks if not m.needs_manual_grade]
-            by = Counter(_grader(m) for m in graded)
-            claimed = Counter(ta for g, ta in live if g == grade_id)
-            found.append(Progress(grade_id, len(marks), len(graded), dict(by.most_common()),
-                                  dict(claimed.most_common())))
+            found.append(_count(conn, assignment, grade_id, [ta for g, ta in held
+                                                             if g == grade_id]))
     return found
 
 
-def _grader(mark: Mark) -> str:
-    if mark.graded_by:
-        return mark.graded_by
-    return LEFT_BLANK if mark.manual_score is None else BY_HAND
+def count(conn: sa.Connection, assignment: str, grade_id: str,
+          held: Iterable[Claim]) -> Progress:
+    """One question's ``progress`` on the caller's connection, ``held`` its live claims."""
+    return _count(conn, assignment, grade_id, [c.ta for c in held if c.grade_id == grade_id])
+
+
+def _count(conn: sa.Connection, assignment: str, grade_id: str, tas: list[str]) -> Progress:
+    rows = store.tally(conn, assignment, grade_id)
+    by: Counter[str] = Counter()
+    for graded_by, scored, needs, answers in rows:
+        if not needs:
+            by[_grader(graded_by, scored)] += answers
+    claimed = Counter(tas)
+    return Progress(grade_id, sum(r[3] for r in rows), by.total(), dict(by.most_common()),
+                    dict(claimed.most_common()))
+
+
+def _grader(graded_by: str | None, scored: bool) -> str:
+    if graded_by:
+        return graded_by
+    return BY_HAND if scored else LEFT_BLANK

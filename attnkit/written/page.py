@@ -12,25 +12,46 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import sqlalchemy as sa
 from markupsafe import Markup
+from nbgrader.api import Assignment, SubmittedAssignment
 
 from attnkit.course import coursedir
-from attnkit.course import db_url as course_db_url
+from attnkit.course import db_url as read_db_url
 from attnkit.pipeline import maths
 from attnkit.pipeline.allowlist import markdown_problems
 from attnkit.pipeline.sanitize import inert_markdown
 from attnkit.written import answers, claims, groups, rubric, store
 from attnkit.written.answers import Answer, Question
-from attnkit.written.model import Item
+from attnkit.written.model import Item, Mark
 from attnkit.written.store import MOVES
 
 ALONE = "a-"  # key prefix of an answer graded alone
 GROUPED = "g-"  # key prefix of a group of the grouping's
+
+_URLS: dict[str, tuple[float, int, str]] = {}  # root -> when read, config's mtime, db_url
+URL_TTL = 10.0  # seconds: Jupyter's own config files are read again this often
+
+
+def course_db_url(root: Path) -> str:
+    """``attnkit.course.db_url``, kept while the course's ``nbgrader_config.py`` is the same
+    (and ``URL_TTL`` seconds at most): reading the config takes longer than a TA's step."""
+    try:
+        mtime = (Path(root) / "nbgrader_config.py").stat().st_mtime_ns
+    except OSError:
+        mtime = -1
+    kept = _URLS.get(str(root))
+    if kept is not None and kept[1] == mtime and time.monotonic() - kept[0] < URL_TTL:
+        return kept[2]
+    url = read_db_url(root)
+    _URLS[str(root)] = time.monotonic(), mtime, url
+    return url
+
 
 @functools.lru_cache(maxsize=8192)
 def answer_html(text: str | None) -> Markup:
@@ -46,13 +67,19 @@ _TEXTS: dict[tuple[str, str], tuple[int, str | None]] = {}  # (notebook, grade i
 
 
 def class_answers(root: Path, assignment: str, grade_id: str) -> list[Answer]:
-    """``answers.answers``, each notebook read again only when it changed: the page asks on
-    every step, and a class's notebooks are most of the time."""
-    cd = coursedir(root)
+    """``answers.answers``, each notebook read again only when it changed."""
     with store.engine(course_db_url(root)).connect() as conn:
         marks = store.marks(conn, assignment, grade_id)
-    found = []
-    for student, mark in sorted(marks.items()):
+    texts = _texts(root, assignment, grade_id, marks)
+    return [Answer(student, grade_id, texts[student], mark)
+            for student, mark in sorted(marks.items())]
+
+
+def _texts(root: Path, assignment: str, grade_id: str,
+           marks: dict[str, Mark]) -> dict[str, str | None]:
+    cd = coursedir(root)
+    found = {}
+    for student, mark in marks.items():
         path = Path(cd.format_path(cd.autograded_directory, student, assignment)) / \
             f"{mark.notebook}.ipynb"
         try:
@@ -63,13 +90,91 @@ def class_answers(root: Path, assignment: str, grade_id: str) -> list[Answer]:
         if known is None or known[0] != mtime:
             known = mtime, answers.answer_text(cd, assignment, mark.notebook, student, grade_id)
             _TEXTS[str(path), grade_id] = known
-        found.append(Answer(student, grade_id, known[1], mark))
+        found[student] = known[1]
     return found
 
 
 @functools.lru_cache(maxsize=64)
 def _grouping(texts: tuple[str, ...]) -> groups.Grouping:
     return groups.group_answers(list(texts))
+
+
+@dataclass(frozen=True)
+class Base:
+    """The grouping of one question's answers, before any TA moved one: what is worth
+    keeping between requests (grouping 1,000 answers takes seconds, reading their notebooks
+    a good part of one). Kept per question and ``handed_in`` (``handed_in``'s answer to
+    which submissions the gradebook holds), so that a new hand-in groups the class again."""
+
+    handed_in: tuple[object, ...]
+    texts: dict[str, str | None]  # student -> the answer's text, in the class's order
+    keys: tuple[str, ...]  # the grouping's groups, largest first
+    home: dict[str, str]  # student -> their group's key
+    confidence: dict[str, float]  # student -> how sure the grouping is of them
+    blank: frozenset[str]  # the keys of groups of blank answers
+
+
+_BASES: dict[tuple[str, str, str], Base] = {}
+
+
+def handed_in(conn: sa.Connection, assignment: str) -> tuple[object, ...]:
+    """Which submissions the gradebook holds, in one aggregate query: how many, the latest
+    hand-in time (``nbgrader autograde`` sets it from each hand-in) and the first and last
+    row id. An answer's text changes only with a new hand-in, so this is what the kept
+    grouping is checked against on every request, instead of every notebook."""
+    sub, asg = SubmittedAssignment.__table__, Assignment.__table__
+    row = conn.execute(sa.select(sa.func.count(sub.c.id), sa.func.max(sub.c.timestamp),
+                                 sa.func.min(sub.c.id), sa.func.max(sub.c.id))
+                       .select_from(sub.join(asg, sub.c.assignment_id == asg.c.id))
+                       .where(asg.c.name == assignment)).one()
+    return tuple(str(v) for v in row)
+
+
+def base(root: Path, assignment: str, grade_id: str, conn: sa.Connection,
+         files: bool = False) -> Base:
+    """The question's kept grouping, made again when the submissions changed (or, with
+    ``files``, when a notebook's text did: the whole page's load looks at them)."""
+    cache = str(course_db_url(root)), assignment, grade_id
+    now = handed_in(conn, assignment)
+    kept = _BASES.get(cache)
+    if kept is not None and kept.handed_in == now and not files:
+        return kept
+    marks = store.marks(conn, assignment, grade_id)
+    texts = _texts(root, assignment, grade_id, marks)
+    texts = {s: texts[s] for s in sorted(texts)}
+    if kept is not None and kept.handed_in == now and kept.texts == texts:
+        return kept
+    students = list(texts)
+    grouping = _grouping(tuple(t or "" for t in texts.values()))
+    keys = tuple(GROUPED + students[g.representative] for g in grouping.groups)
+    made = Base(now, texts, keys,
+                {s: keys[grouping.group_of[i]] for i, s in enumerate(students)},
+                {s: grouping.confidence[i] for i, s in enumerate(students)},
+                frozenset(k for k, g in zip(keys, grouping.groups, strict=True) if g.blank))
+    _BASES[cache] = made
+    return made
+
+
+def moves(conn: sa.Connection, assignment: str, grade_id: str) -> dict[str, str]:
+    """Student -> the group key a TA moved their answer to."""
+    return {r.student: r.group_key for r in conn.execute(
+        sa.select(MOVES.c.student, MOVES.c.group_key).where(
+            MOVES.c.assignment == assignment, MOVES.c.grade_id == grade_id))}
+
+
+def layout(kept: Base, moved: dict[str, str]) -> dict[str, list[str]]:
+    """Group key -> its students, in the page's order: largest group first, an answer taken
+    out to grade alone just after the group it left."""
+    members: dict[str, list[str]] = {k: [] for k in kept.keys}
+    after: dict[str, list[str]] = {k: [] for k in kept.keys}  # alone answers, after their group
+    for student, home in kept.home.items():
+        target = moved.get(student, home)
+        if target.startswith(ALONE) or target not in after:
+            target = ALONE + student
+            after[home].append(target)
+            members[target] = []
+        members[target].append(student)
+    return {k: members[k] for key in kept.keys for k in (key, *after[key]) if members[k]}
 
 
 @dataclass(frozen=True)
@@ -108,6 +213,19 @@ class Group:
     def students(self) -> list[str]:
         return [s.answer.student for s in self.answers]
 
+    @property
+    def sig(self) -> str:
+        """Changes when anything the group's part of the page shows does: a page that has
+        it the same needs nothing of it."""
+        parts = [self.key, str(self.number), str(self.claimed_by), str(self.blank),
+                 f"{self.confidence:.4f}"]
+        for s in self.answers:
+            a = s.answer
+            parts.append(f"{a.student}|{a.version}|{s.positions}|{a.mark.graded_by}|"
+                         f"{a.score}|{a.max_score}|{a.graded}|{a.hand_scored}|"
+                         f"{s.confidence:.4f}|{a.text}")
+        return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
+
 
 @dataclass(frozen=True)
 class View:
@@ -118,6 +236,10 @@ class View:
     groups: list[Group]
     progress: claims.Progress
     stamp: str  # ``stamp()`` read before the rest: a change in between reloads once more
+
+    @property
+    def rubric_sig(self) -> str:
+        return rubric_sig(self.items)
 
 
 def stamp(root: Path, assignment: str, grade_id: str) -> str:
@@ -134,6 +256,12 @@ def stamp(root: Path, assignment: str, grade_id: str) -> str:
     parts = [f"{i.id}:{i.position}:{i.points}:{i.text}:{i.comment}" for i in items]
     parts += [f"{s}={m.version}" for s, m in sorted(marks.items())]
     parts += [f"{s}>{k}" for s, k in moved] + [f"{k}@{ta}" for k, ta in held]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def rubric_sig(items: Iterable[Item]) -> str:
+    """Changes when the rubric's part of the page would."""
+    parts = [f"{i.id}:{i.position}:{i.points}:{i.text}:{i.comment}" for i in items]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -155,45 +283,78 @@ def view(root: Path, assignment: str, grade_id: str) -> View:
     return View(asked, items, shown, progress, before)
 
 
-def arrange(root: Path, assignment: str, grade_id: str) -> list[Group]:
-    """The answers in groups: largest first, an answer taken out to grade alone just after
-    the group it left."""
-    db_url = course_db_url(root)
-    found = class_answers(root, assignment, grade_id)
-    grouping = _grouping(tuple(a.text or "" for a in found))
-    with store.engine(db_url).connect() as conn:
-        moved = {r.student: r.group_key for r in conn.execute(sa.select(MOVES).where(
-            MOVES.c.assignment == assignment, MOVES.c.grade_id == grade_id))}
-    held = {c.key: c.ta for c in claims.claims(db_url, assignment, grade_id)}
-    keys = [GROUPED + found[g.representative].student for g in grouping.groups]
-    members: dict[str, list[int]] = {k: [] for k in keys}
-    after: dict[str, list[str]] = {k: [] for k in keys}  # alone answers, after their group
-    for i, answer in enumerate(found):
-        home = keys[grouping.group_of[i]]
-        target = moved.get(answer.student, home)
-        if target.startswith(ALONE) or target not in members:
-            target = ALONE + answer.student
-            after[home].append(target)
-            members[target] = []
-        members[target].append(i)
-    order = [k for key in keys for k in (key, *after[key]) if members[k]]
+def arrange(root: Path, assignment: str, grade_id: str,
+            keys: Iterable[str] | None = None) -> list[Group]:
+    """The answers in groups, in the page's order (``layout``); with ``keys``, only those
+    groups (with their place on the page), read from the database alone: what a step of a
+    TA's changed."""
+    with store.engine(course_db_url(root)).connect() as conn:
+        kept = base(root, assignment, grade_id, conn, files=keys is None)
+        members = layout(kept, moves(conn, assignment, grade_id))
+        return _groups(conn, kept, members, assignment, grade_id, keys)
+
+
+def _groups(conn: sa.Connection, kept: Base, members: dict[str, list[str]], assignment: str,
+            grade_id: str, keys: Iterable[str] | None,
+            held: dict[str, str] | None = None) -> list[Group]:
+    wanted = list(members) if keys is None else [k for k in dict.fromkeys(keys)
+                                                   if k in members]
+    students = None if keys is None else [s for k in wanted for s in members[k]]
+    marks = store.marks(conn, assignment, grade_id, students) if students != [] else {}
+    if held is None:
+        held = {c.key: c.ta for c in claims.live(conn, assignment, grade_id)}
+    number = {k: i for i, k in enumerate(members, start=1)}
     shown = []
-    for number, key in enumerate(order, start=1):
-        rows = tuple(Shown(found[i], answer_html(found[i].text), grouping.confidence[i])
-                     for i in members[key])
-        blank = key in keys and grouping.groups[keys.index(key)].blank
-        shown.append(Group(key, number, rows, sum(r.confidence for r in rows) / len(rows),
-                           blank, held.get(key)))
+    for key in wanted:
+        rows = tuple(Shown(Answer(s, grade_id, kept.texts.get(s), marks[s]),
+                           answer_html(kept.texts.get(s)), kept.confidence[s])
+                     for s in members[key] if s in marks)
+        if rows:
+            shown.append(Group(key, number[key], rows,
+                               sum(r.confidence for r in rows) / len(rows),
+                               key in kept.blank, held.get(key)))
     return shown
+
+
+def step(root: Path, assignment: str, grade_id: str, ta: str, students: Iterable[str] = (),
+         claim: bool = False, shown: Mapping[str, str] | None = None
+         ) -> tuple[str | None, list[Group], claims.Progress]:
+    """What a TA's step changed on their page, read in one go: with ``claim``, the next
+    group to grade first claimed for ``ta`` (as ``next_group``); then the groups of
+    ``students`` (answers just written) and of the claim, those whose holder is not what the
+    page shows (``shown``: key -> TA), and the question's progress."""
+    db_url = course_db_url(root)
+    with store.engine(db_url).connect() as conn:
+        kept = base(root, assignment, grade_id, conn)
+        members = layout(kept, moves(conn, assignment, grade_id))
+    key = claims.next_ungraded(db_url, assignment, grade_id, list(members), ta,
+                               members) if claim else None
+    with store.engine(db_url).connect() as conn:
+        live = claims.live(conn, assignment, grade_id)
+        held = {c.key: c.ta for c in live}
+        shown = shown or {}
+        wanted = set(students)
+        keys = [*([key] if key else []),
+                *(k for k, found in members.items() if wanted.intersection(found)),
+                *(k for k in {*held, *shown} if held.get(k) != (shown.get(k) or None))]
+        found = _groups(conn, kept, members, assignment, grade_id, keys, held) if keys else []
+        progress = claims.count(conn, assignment, grade_id, live)
+    return key, found, progress
 
 
 def next_group(root: Path, assignment: str, grade_id: str, ta: str,
                shown: Sequence[Group] | None = None) -> str | None:
-    """Claim for ``ta`` the first group still to grade that no other TA holds."""
-    shown = shown if shown is not None else arrange(root, assignment, grade_id)
-    return claims.next_ungraded(course_db_url(root), assignment, grade_id,
-                                [g.key for g in shown], ta,
-                                {g.key: g.students for g in shown})
+    """Claim for ``ta`` the first group still to grade that no other TA holds. Reads the
+    kept grouping, the moves and the waiting answers' students from the database: no
+    notebook and no answer's mark."""
+    if shown is not None:
+        members = {g.key: g.students for g in shown}
+    else:
+        with store.engine(course_db_url(root)).connect() as conn:
+            kept = base(root, assignment, grade_id, conn)
+            members = layout(kept, moves(conn, assignment, grade_id))
+    return claims.next_ungraded(course_db_url(root), assignment, grade_id, list(members), ta,
+                                members)
 
 
 def move(root: Path, assignment: str, grade_id: str, student: str, key: str, ta: str) -> str:

@@ -72,8 +72,15 @@ class WrittenHandler(JupyterHandler):
         self.set_header("Content-Security-Policy",
                         "default-src 'self'; script-src 'self'; style-src 'self'; "
                         "img-src 'self' data:; frame-ancestors 'self'")
-        self.finish(environment().get_template(template).render(
-            base=self.written_url, xsrf=self.xsrf_token.decode(), ta=self.ta, **context))
+        self.finish(self.part(template, **context))
+
+    def part(self, template: str, **context: Any) -> str:
+        """A template rendered for this TA: the page, or a part of it the page swaps in."""
+        return environment().get_template(template).render(
+            base=self.written_url, xsrf=self.xsrf_token.decode(), ta=self.ta, **context)
+
+    def groups(self, shown: list[page.Group]) -> dict[str, str]:
+        return {g.key: self.part("group.html.j2", g=g) for g in shown}
 
     def reply(self, status: int = 200, **body: Any) -> None:
         self.set_status(status)
@@ -94,7 +101,6 @@ class WrittenHandler(JupyterHandler):
             return page.view(self.root, assignment, grade_id)
         except (LookupError, answers.UnknownAssignment, SystemExit) as error:
             raise web.HTTPError(404, str(error)) from None  # SystemExit: no gradebook here
-
 
 class IndexHandler(WrittenHandler):
     @web.authenticated
@@ -138,16 +144,24 @@ class ActionHandler(WrittenHandler):
     @web.authenticated
     def post(self, assignment: str, grade_id: str, action: str) -> None:
         body = self.body()
-        db_url = course.db_url(self.root)
+        db_url = page.course_db_url(self.root)
         try:
             if action == "apply":
                 seen = {str(s): str(v) for s, v in dict(body.get("seen", {})).items()}
-                done = rubric.apply(db_url, assignment, grade_id, seen, self.ta,
-                                    add=map(int, body.get("add", [])),
-                                    remove=map(int, body.get("remove", [])))
-                self.reply(changed=done.changed, kept=done.kept)
+                try:
+                    done = rubric.apply(db_url, assignment, grade_id, seen, self.ta,
+                                        add=map(int, body.get("add", [])),
+                                        remove=map(int, body.get("remove", [])))
+                except rubric.Conflict as error:
+                    self.reply(409, error="conflict", changed=[str(c) for c in error.changed],
+                               **self.after(assignment, grade_id, body, seen))
+                    return
+                self.reply(changed=done.changed, kept=done.kept,
+                           **self.after(assignment, grade_id, body, seen))
             elif action == "next":
-                self.reply(key=page.next_group(self.root, assignment, grade_id, self.ta))
+                self.reply(**self.after(assignment, grade_id, body, claim=True))
+            elif action == "changes":
+                self.reply(**self.changes(assignment, grade_id, body))
             elif action == "move":
                 self.reply(key=page.move(self.root, assignment, grade_id, str(body["student"]),
                                          str(body["key"]), self.ta))
@@ -159,6 +173,33 @@ class ActionHandler(WrittenHandler):
             self.reply(409, error="conflict", changed=[str(c) for c in error.changed])
         except (rubric.RubricError, ValueError, KeyError, TypeError) as error:
             self.reply(400, error=str(error))
+
+    def after(self, assignment: str, grade_id: str, body: dict[str, Any],
+              students: Any = (), claim: bool = False) -> dict[str, Any]:
+        """What a TA's step changed on their page, to swap in (``page.step``): with
+        ``claim``, the next group first claimed (``key``); the groups of ``students`` (the
+        answers just written) and of the claim, those whose holder the page shows wrongly
+        (``held``: key -> TA, as the page shows them), and the progress. The rest of the
+        page waits for its poll (``changes``)."""
+        held = {str(k): str(v) for k, v in dict(body.get("held") or {}).items()}
+        key, shown, progress = page.step(self.root, assignment, grade_id, self.ta, students,
+                                         claim, held)
+        return {**({"key": key} if claim else {}), "groups": self.groups(shown),
+                "progress": self.part("progress.html.j2", p=progress)}
+
+    def changes(self, assignment: str, grade_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The page's poll: the whole question read again, and sent back only where it
+        differs from what the page has (``have``: key -> ``data-sig`` of each group shown,
+        ``rubric``: the rubric's): the groups' order, the changed groups, the rubric if it
+        changed, the progress and the stamp."""
+        have = {str(k): str(v) for k, v in dict(body.get("have") or {}).items()}
+        shown = self.view(assignment, grade_id)
+        return {"stamp": shown.stamp, "order": [g.key for g in shown.groups],
+                "groups": self.groups([g for g in shown.groups if have.get(g.key) != g.sig]),
+                "rubric": None if body.get("rubric") == shown.rubric_sig else self.part(
+                    "rubric.html.j2", items=shown.items, q=shown.question,
+                    rubric_sig=shown.rubric_sig),
+                "progress": self.part("progress.html.j2", p=shown.progress)}
 
     def item(self, db_url: str, assignment: str, grade_id: str,
              body: dict[str, Any]) -> dict[str, Any]:
@@ -184,7 +225,7 @@ def handlers(base_url: str) -> list[tuple[str, type, dict[str, Any]] | tuple[str
         (f"{base}/static/(.*)", web.StaticFileHandler, {"path": str(TEMPLATES / "static")}),
         (f"{question}/?", QuestionHandler),
         (f"{question}/stamp", StampHandler),
-        (f"{question}/(apply|next|move|item)", ActionHandler),
+        (f"{question}/(apply|next|move|item|changes)", ActionHandler),
     ]
 
 

@@ -173,14 +173,17 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
                                         ANSWERS.c.student == sub.c.student_id,
                                         ANSWERS.c.grade_id == cell.c.name)))
         .where(asg.c.name == assignment, cell.c.name == grade_id))
+    given = (sa.select(APPLIED.c.answer_id, APPLIED.c.item_id)
+             .join(ITEMS, ITEMS.c.id == APPLIED.c.item_id)
+             .where(ITEMS.c.assignment == assignment, ITEMS.c.grade_id == grade_id))
     if students is not None:
-        query = query.where(sub.c.student_id.in_(list(students)))
+        students = list(students)
+        query = query.where(sub.c.student_id.in_(students))
+        given = given.join(ANSWERS, ANSWERS.c.id == APPLIED.c.answer_id).where(
+            ANSWERS.c.student.in_(students))
     by_item = {i.id: i for i in items(conn, assignment, grade_id)}
     applied: dict[int, list[Item]] = {}
-    for answer_id, item_id in conn.execute(
-            sa.select(APPLIED.c.answer_id, APPLIED.c.item_id)
-            .join(ITEMS, ITEMS.c.id == APPLIED.c.item_id)
-            .where(ITEMS.c.assignment == assignment, ITEMS.c.grade_id == grade_id)):
+    for answer_id, item_id in conn.execute(given):
         applied.setdefault(answer_id, []).append(by_item[item_id])
     found = {}
     for r in conn.execute(query):
@@ -193,9 +196,34 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
     return found
 
 
-def waiting(conn: sa.Connection, assignment: str, grade_id: str) -> set[str]:
-    """The students whose answer to the question awaits a TA: ``marks`` cut to one column,
-    for "next ungraded", which asks on every step."""
+def tally(conn: sa.Connection, assignment: str, grade_id: str
+          ) -> list[tuple[str | None, bool, bool, int]]:
+    """``marks`` counted in the database: (who last graded it through the kit, whether
+    nbgrader has a manual score, whether it awaits a TA, how many answers), for the
+    question's progress, asked on every step of a TA's."""
+    grade, cell, cells = Grade.__table__, BaseCell.__table__, GradeCell.__table__
+    nb, snb = Notebook.__table__, SubmittedNotebook.__table__
+    sub, asg = SubmittedAssignment.__table__, Assignment.__table__
+    scored = grade.c.manual_score.is_not(None)
+    rows = conn.execute(
+        sa.select(ANSWERS.c.graded_by, scored, grade.c.needs_manual_grade, sa.func.count())
+        .select_from(
+            grade.join(cell, grade.c.cell_id == cell.c.id).join(cells, cells.c.id == cell.c.id)
+            .join(snb, grade.c.notebook_id == snb.c.id).join(nb, snb.c.notebook_id == nb.c.id)
+            .join(sub, snb.c.assignment_id == sub.c.id).join(asg, sub.c.assignment_id == asg.c.id)
+            .outerjoin(ANSWERS, sa.and_(ANSWERS.c.assignment == asg.c.name,
+                                        ANSWERS.c.notebook == nb.c.name,
+                                        ANSWERS.c.student == sub.c.student_id,
+                                        ANSWERS.c.grade_id == cell.c.name)))
+        .where(asg.c.name == assignment, cell.c.name == grade_id)
+        .group_by(ANSWERS.c.graded_by, scored, grade.c.needs_manual_grade))
+    return [(by, bool(has), bool(needs), n) for by, has, needs, n in rows]
+
+
+def waiting(conn: sa.Connection, assignment: str, grade_id: str,
+            students: Iterable[str] | None = None) -> set[str]:
+    """The students (of ``students``, default all) whose answer to the question awaits a TA:
+    ``marks`` cut to one column, for "next ungraded", which asks on every step."""
     grade, cell = Grade.__table__, BaseCell.__table__
     snb, sub, asg = (SubmittedNotebook.__table__, SubmittedAssignment.__table__,
                      Assignment.__table__)
@@ -206,7 +234,9 @@ def waiting(conn: sa.Connection, assignment: str, grade_id: str) -> set[str]:
                      .join(sub, snb.c.assignment_id == sub.c.id)
                      .join(asg, sub.c.assignment_id == asg.c.id))
         .where(asg.c.name == assignment, cell.c.name == grade_id, cell.c.type == "GradeCell",
-               grade.c.needs_manual_grade.is_(True))).scalars())
+               grade.c.needs_manual_grade.is_(True),
+               sa.true() if students is None else sub.c.student_id.in_(list(students))))
+        .scalars())
 
 
 # ------------------------------------------------------------------ writing

@@ -1,6 +1,8 @@
 // The grade-by-question page: keyboard first. Every change is a POST that names the versions
-// of the answers the TA saw; the page then reloads its content from the server, which renders
-// (and escapes) everything, so nothing here builds HTML from a student's text.
+// of the answers the TA saw; its answer carries the parts of the page the step changed (the
+// groups, the progress), rendered (and escaped) by the server, which the page swaps in, so
+// nothing here builds HTML from a student's text. The poll brings the rest: the groups whose
+// data-sig differs from the server's.
 (() => {
   "use strict";
   const meta = (name) => document.querySelector(`meta[name="${name}"]`).content;
@@ -36,15 +38,64 @@
     return {ok: response.ok, status: response.status, data};
   }
 
-  async function refresh(focusId) {
-    const keep = focusId || (current() && current().dataset.id);
-    const response = await fetch(`${url}?part=main`, {credentials: "same-origin",
-      headers: xsrf()});
-    if (!response.ok) { warn(`Could not reload the answers: ${response.status}`); return; }
-    content.innerHTML = await response.text();
-    selection = null;
+  const groupsBox = () => document.getElementById("groups");
+  const groupOf = (key) => [...groupsBox().querySelectorAll(":scope > .group")]
+    .find((g) => g.dataset.key === key);
+  // what the page shows as held, for the server to send the groups whose holder changed
+  const held = () => Object.fromEntries([...groupsBox().querySelectorAll(":scope > .group")]
+    .filter((g) => g.dataset.held).map((g) => [g.dataset.key, g.dataset.held]));
+
+  function parse(html) {
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    return template.content.firstElementChild;
+  }
+
+  // swap in what the server sent: groups (key -> HTML), their order if given, the progress
+  // and the rubric; the focused group or answer keeps the focus, by its id
+  function patch(data, focusId) {
+    const was = current();
+    const keep = focusId || (was && was.dataset.id);
+    let lost = false;
+    for (const [key, html] of Object.entries(data.groups || {})) {
+      const old = groupOf(key);
+      const fresh = parse(html);
+      if (old) {
+        lost = lost || old.contains(was);
+        old.replaceWith(fresh);
+      } else {
+        groupsBox().append(fresh);
+      }
+    }
+    if (data.order) {
+      const wanted = new Set(data.order);
+      groupsBox().querySelectorAll(":scope > .group").forEach((g) => {
+        if (!wanted.has(g.dataset.key)) { lost = lost || g.contains(was); g.remove(); }
+      });
+      let at = groupsBox().querySelector(":scope > .group");
+      for (const key of data.order) {
+        const g = groupOf(key);
+        if (!g) { continue; }
+        if (g !== at) { groupsBox().insertBefore(g, at); } else { at = at.nextElementSibling; }
+      }
+      document.getElementById("group-count").textContent = String(data.order.length);
+    }
+    if (data.progress) { content.querySelector(".progress").replaceWith(parse(data.progress)); }
+    if (data.rubric) { content.querySelector(".rubric").replaceWith(parse(data.rubric)); }
+    if (data.stamp) { document.getElementById("state").dataset.stamp = data.stamp; }
+    if (lost || focusId) { selection = null; }
     const el = keep && byId(keep);
-    if (el) { focus(el); }
+    if (el && (lost || focusId)) { focus(el); } else if (el && el === current()) { show(el); }
+  }
+
+  // the whole page against the server's: only what differs comes back
+  async function sync(focusId) {
+    const have = Object.fromEntries([...groupsBox().querySelectorAll(":scope > .group")]
+      .map((g) => [g.dataset.key, g.dataset.sig]));
+    const result = await post("changes",
+      {have, rubric: content.querySelector(".rubric").dataset.sig});
+    if (!result.ok) { warn(`Could not reload the answers: ${result.status}`); return; }
+    patch(result.data, focusId);
   }
 
   function focus(el) {
@@ -106,9 +157,10 @@
     // only the items the TA toggled change; others stay as each answer has them
     const seen = Object.fromEntries(answersOf(el).map((a) => [a.dataset.student,
       a.dataset.version]));
-    const result = await post("apply", {seen,
+    const result = await post("apply", {seen, held: held(),
       add: touched.filter((p) => chosen.has(p)).map(Number),
       remove: touched.filter((p) => !chosen.has(p)).map(Number)});
+    if (result.data.groups) { patch(result.data, el.dataset.id); }
     if (result.status === 409) {
       warn("Not saved: graded by someone else since you loaded it. "
            + result.data.changed.join("; ") + ". The page now shows their grades.");
@@ -119,18 +171,19 @@
       say(`Saved: ${result.data.changed.length} answers changed`
           + (result.data.kept.length ? `, ${result.data.kept.length} hand scores kept.` : "."));
     }
-    await refresh(el.dataset.id);
+    if (!result.data.groups) { await sync(el.dataset.id); }
   }
 
   async function next() {
-    const result = await post("next", {});
+    const result = await post("next", {held: held()});
     if (!result.ok) { warn(`No next group: ${result.data.error}`); return; }
     if (result.data.key === null) {
-      await refresh();
+      patch(result.data);
       say("Nothing left to grade that another TA is not holding.");
       return;
     }
-    await refresh(result.data.key);
+    if (!groupOf(result.data.key)) { await sync(); } // a group the page does not have yet
+    patch(result.data, result.data.key);
     const el = byId(result.data.key);
     say(el ? `Group ${el.dataset.number} is yours to grade.` : "A group is yours to grade.");
   }
@@ -138,7 +191,7 @@
   async function move(student, key) {
     const result = await post("move", {student, key});
     if (!result.ok) { warn(`Not moved: ${result.data.error}`); return; }
-    await refresh(`answer-${student}`);
+    await sync(`answer-${student}`);
     say(key.startsWith("a-") ? `${student}'s answer is now graded alone.`
       : `${student}'s answer moved.`);
   }
@@ -184,7 +237,7 @@
     warn("");
     say(body.id ? `Rubric item saved; ${(result.data.changed || []).length} answers re-scored.`
       : `Rubric item ${result.data.position} added.`);
-    await refresh();
+    await sync();
   });
 
   document.addEventListener("keydown", (event) => {
@@ -221,7 +274,7 @@
           || dialog.open) { return; }
       const response = await fetch(`${url}/stamp`, {credentials: "same-origin",
         headers: xsrf()});
-      if (response.ok && (await response.json()).stamp !== stamp()) { await refresh(); }
+      if (response.ok && (await response.json()).stamp !== stamp()) { await sync(); }
     }, poll * 1000);
   }
 })();
