@@ -36,6 +36,7 @@ from nbgrader.api import Gradebook
 
 from attnkit import samples
 from attnkit.grading import cluster, grader
+from attnkit.pipeline.execute import course_salt
 from attnkit.sandbox import KERNEL_NAME as SANDBOX
 from attnkit.sandbox import check_sandbox
 
@@ -142,6 +143,7 @@ def test_same_scores_as_stock_nbgrader(course_template: Path, tmp_path: Path,
             f"{check_sandbox()}"
     stock = new_course(course_template, tmp_path / "stock")
     students = make_submissions(stock, 6)
+    course_salt(str(stock / ".attnkit" / "seed-salt"))  # one salt: the same fresh inputs
     kit = tmp_path / "kit"
     shutil.copytree(stock, kit)
 

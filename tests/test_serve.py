@@ -263,4 +263,4 @@ def test_final_autograde_gives_the_same_grades(crashed) -> None:
     with Gradebook(db_url(root)) as gb:
         final = {s.student.id: s.score for s in gb.find_assignment(A).submissions}
     assert final == served
-    assert len(set(served.values())) == 2  # right and wrong answers, both kinds compared
+    assert 9.0 in served.values() and min(served.values()) < 9.0  # both kinds compared
