@@ -26,7 +26,7 @@ from nbgrader.api import (
 
 from attnkit.course import db_url
 from helpers.written import load, resample
-from helpers.written_store import ASSIGNMENT, QUESTION
+from helpers.written_store import ASSIGNMENT, QUESTION, gradebook_state
 
 
 def labelled_answers(count: int, prefix: str = "s") -> tuple[dict[str, str], dict[str, int]]:
@@ -93,12 +93,4 @@ def scores(root: Path, assignment: str = ASSIGNMENT, question: str = QUESTION
            ) -> dict[str, tuple[float | None, str | None, bool]]:
     """Student -> (manual score, manual comment, needs a manual grade) of ``question``, read
     with nbgrader's API."""
-    with Gradebook(db_url(root)) as gb:
-        found = {}
-        for sub in gb.find_assignment(assignment).submissions:
-            nb = sub.notebooks[0]
-            grade = gb.find_grade(question, nb.name, assignment, sub.student.id)
-            comment = gb.find_comment(question, nb.name, assignment, sub.student.id)
-            found[sub.student.id] = (grade.manual_score, comment.manual_comment,
-                                     grade.needs_manual_grade)
-        return found
+    return gradebook_state(db_url(root), assignment, question)

@@ -55,15 +55,15 @@ def scratch_gradebook(db_url: str, count: int, assignment: str = ASSIGNMENT) -> 
     return students
 
 
-def gradebook_state(db_url: str, assignment: str = ASSIGNMENT
+def gradebook_state(db_url: str, assignment: str = ASSIGNMENT, question: str = QUESTION
                     ) -> dict[str, tuple[float | None, str | None, bool]]:
     """Student -> (manual score, manual comment, needs a manual grade), read by nbgrader."""
     with Gradebook(db_url) as gb:
         found = {}
         for sub in gb.find_assignment(assignment).submissions:
             nb = sub.notebooks[0]
-            grade = gb.find_grade(QUESTION, nb.name, assignment, sub.student.id)
-            comment = gb.find_comment(QUESTION, nb.name, assignment, sub.student.id)
+            grade = gb.find_grade(question, nb.name, assignment, sub.student.id)
+            comment = gb.find_comment(question, nb.name, assignment, sub.student.id)
             found[sub.student.id] = (grade.manual_score, comment.manual_comment,
                                      grade.needs_manual_grade)
         return found
