@@ -105,8 +105,10 @@ def test_the_catalogue_is_student_code():
 @pytest.mark.parametrize("pair", WRONG_PAIRS, ids=_id)
 def test_wrong_code_loses_points_and_hears_its_misconception(pair):
     e, check = pair
+    scores = set()
     for seed in SEEDS:
         verdict = grade(e, check, seed)
+        scores.add(verdict.score)
         assert not verdict.full, f"seed {seed}: full marks for wrong code"
         assert verdict.misconception == e.expect[check], (seed, verdict.message)
         message = verdict.message
@@ -114,6 +116,7 @@ def test_wrong_code_loses_points_and_hears_its_misconception(pair):
             assert phrase.lower() in message.lower(), (seed, phrase, message)
         assert not re.search(r"[{}]|\(\?\)|= \?", message), f"unfilled placeholder: {message}"
         assert len(message) > 40, message
+    assert len(scores) == 1, f"the same code scored {sorted(scores)} on seeds {SEEDS}"
 
 
 @pytest.mark.parametrize("pair", RIGHT_PAIRS, ids=_id)

@@ -239,12 +239,14 @@ class Row:
     link: Link
     lost: dict[str, tuple[float, float]]  # case -> (lost at the helper, lost at the caller)
     messages: dict[str, str]
+    uneven: tuple[str, ...] = ()  # cases whose points differ between seeds
 
     @property
     def once(self) -> bool:
-        """A wrong helper under a right caller costs points at the helper and only there."""
+        """A wrong helper under a right caller costs points at the helper and only there,
+        the same on every seed (the same code scores the same for every student)."""
         at_helper, at_caller = self.lost["wrong helper"]
-        return at_helper > 0 and at_caller == 0
+        return at_helper > 0 and at_caller == 0 and not self.uneven
 
     @property
     def attributed(self) -> bool:
@@ -255,19 +257,19 @@ class Row:
 def evaluate(seeds: tuple[int, ...] = (0, 1)) -> list[Row]:
     rows = []
     for link in LINKS:
-        lost, messages = {}, {}
+        lost, messages, uneven = {}, {}, []
         for case, (bad_helper, bad_caller) in CASES.items():
             code = ([link.right_caller] + [link.wrong_helper] * bad_helper
                     + [link.wrong_caller] * bad_caller)
             space = kernel(link.assignment, *code)
-            worst = (0.0, 0.0)
+            seen = set()
             for seed in seeds:
                 verdicts = grade_all(link.assignment, space, seed)
-                here = (1 - verdicts[link.helper].score, 1 - verdicts[link.caller].score)
-                worst = (max(worst[0], here[0]), max(worst[1], here[1]))
+                seen.add((1 - verdicts[link.helper].score, 1 - verdicts[link.caller].score))
                 messages[case] = verdicts[link.caller].message
-            lost[case] = worst
-        rows.append(Row(link, lost, messages))
+            lost[case] = (max(h for h, _ in seen), max(c for _, c in seen))
+            uneven += [case] if len(seen) > 1 else []
+        rows.append(Row(link, lost, messages, tuple(uneven)))
     return rows
 
 
@@ -289,6 +291,8 @@ def report(rows: list[Row], console: Any, *, verbose: bool = False) -> bool:
     for row in rows if verbose else [r for r in rows if not (r.once and r.attributed)]:
         for case, text in row.messages.items():
             console.print(escape(f"  {row.link.caller} / {case}: {text}"), soft_wrap=True)
+        for case in row.uneven:
+            console.print(escape(f"  {row.link.caller} / {case}: points differ between seeds"))
     done = sum(r.once and r.attributed for r in rows)
     colour = "green" if done == len(rows) else "bold red"
     console.print(f"[{colour}]charged once: {done}/{len(rows)} call chains[/]   (goal all)")

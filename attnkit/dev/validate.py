@@ -137,6 +137,8 @@ class Outcome:
             else:
                 out += [f"the message lacks {s!r}: {v.message}" for s in self.entry.says
                         if s.lower() not in v.message.lower()]
+        if len(set(self.scores)) > 1:  # the same code must score the same for every student
+            out.append(f"scored {', '.join(f'{s:g}' for s in self.scores)} on the seeds")
         return list(dict.fromkeys(out))
 
     @property
