@@ -87,7 +87,26 @@ def attention_cases(seed: int) -> list[Case]:
                       large=True))
     cases.append(Case("fresh D=3, N=5, D_q=2", {"X": rng.normal(size=(3, 5)),  # the notebook's N
                                                 **attention_params(rng, 3, Dq=2)}))
+    cases.append(Case("large logits D=4, N=6, a masked score 800 above the allowed ones",
+                      _future_far_above(rng, causal), large=True))
     return cases
+
+
+def _future_far_above(rng: np.random.Generator, allowed: np.ndarray,
+                      tries: int = 200) -> Args:
+    """Inputs where, in some column, a masked score passes every allowed one by 800: a
+    softmax over all scores, masked afterwards, underflows that column's allowed weights to
+    0/0. Drawn until it holds, so every seed catches that mistake."""
+    D, N = 4, allowed.shape[0]
+    for _ in range(tries):
+        args = {"X": 25.0 * rng.normal(size=(D, N)), **attention_params(rng, D)}
+        Q = args["beta_q"] + args["omega_q"] @ args["X"]  # D x N
+        K = args["beta_k"] + args["omega_k"] @ args["X"]  # D x N
+        S = K.T @ Q / np.sqrt(D)  # N x N, row m: input, column n: output
+        gap = np.where(allowed, -np.inf, S).max(axis=0) - np.where(allowed, S, -np.inf).max(axis=0)
+        if gap.max() > 800:
+            return args
+    raise ValueError(f"no draw in {tries} put a masked score 800 above the allowed ones")
 
 
 def positional_cases(seed: int) -> list[Case]:
