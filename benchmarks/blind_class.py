@@ -101,7 +101,14 @@ NAMES = {  # (student, function) -> what the own cell's hint says when it names 
 }
 
 
-def own_cell(ps: str, function: str) -> str:
+def own_cell(ps: str, function: str, code_cell: str = "") -> str:
+    """The graded cell that tests ``function``; a student's own helper belongs to the cell
+    of the solution cell it is written in (``ps1_self_attention_code`` -> ``ps1_self_attention``),
+    a helper method of ps3's layer to ``forward``'s."""
+    if function not in OWN:
+        if function.startswith("SelfAttention."):
+            return "ps3_forward"
+        return code_cell.removesuffix("_code")
     cell = OWN[function]
     return cell[ps] if isinstance(cell, dict) else cell
 
@@ -159,19 +166,21 @@ def read_cells(course: Path) -> dict[tuple[str, str, str], dict]:
 def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict:
     """Where each labelled code bug was charged and whether its hint named it."""
     bugs = [b for b in labels if b["cell"] and b.get("function")]
-    own_cells = {(b["student"], b["ps"], own_cell(b["ps"], b["function"])) for b in bugs}
+    own_cells = {(b["student"], b["ps"], own_cell(b["ps"], b["function"], b["cell"]))
+                 for b in bugs}
     rows = []
     for b in bugs:
         student, ps, fn = b["student"], b["ps"], b["function"]
-        own = cells[(student, ps, own_cell(ps, fn))]
+        mine = own_cell(ps, fn, b["cell"])
+        own = cells[(student, ps, mine)]
         down = sorted({own_cell(ps, f) for f in b.get("also_affects") or []
-                       if f in OWN} - {own_cell(ps, fn)})
+                       if f in OWN} - {mine})
         charged_down = [c for c in down if cells[(student, ps, c)]["score"]
                         < cells[(student, ps, c)]["max"] and (student, ps, c) not in own_cells]
         charged_own = own["score"] < own["max"]
         pattern = NAMES.get((student, fn))  # a class without patterns is judged by hand
         named = charged_own and pattern is not None and bool(re.search(pattern, own["hint"]))
-        rows.append({"bug": f"{student}/{ps}/{b['cell']}/{fn}", "own_cell": own_cell(ps, fn),
+        rows.append({"bug": f"{student}/{ps}/{b['cell']}/{fn}", "own_cell": mine,
                      "own_score": f"{own['score']:g}/{own['max']:g}",
                      "charged_at_own": charged_own, "charged_downstream": charged_down,
                      "hint_names_mistake": named, "hint": own["hint"]})
