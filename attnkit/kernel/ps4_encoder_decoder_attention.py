@@ -142,6 +142,12 @@ def ps4_single_query_cases(seed: int) -> list[Case]:
     cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}", {
         "query_token": tokens[rng.integers(T)], "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
         "W_V": W_V}))
+    T, d, dk, dv = 5, 4, 3, 6  # d_v != d_k: scaling by the values' size shows
+    tokens = rng.normal(size=(T, d))
+    W_Q, W_K, W_V = rng.normal(size=(d, dk)), rng.normal(size=(d, dk)), rng.normal(size=(d, dv))
+    cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}, d_v={dv}", {
+        "query_token": tokens[rng.integers(T)], "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
+        "W_V": W_V}))
     return cases
 
 
