@@ -7,7 +7,10 @@
 * ``attnkit_rubric_applied``: which items each answer has;
 * ``attnkit_claim``: who is grading which group of answers, until when (``claims``);
 * ``attnkit_answer_group``: answers a TA moved out of the group the grouping gave them,
-  and the group they are in now (``page``).
+  and the group they are in now (``page``);
+* ``attnkit_grouping`` and ``attnkit_grouped_answer``: each question's grouping, its version
+  and what it grouped, and every answer's group (``groupings``): every server process, and the
+  next one after a restart, shows the same groups.
 
 The score and the comment a student gets stay nbgrader's own (``Grade.manual_score``,
 ``Comment.manual_comment``), so its feedback and exports need nothing of the kit. Every
@@ -91,6 +94,26 @@ MOVES = sa.Table(
     sa.Column("group_key", sa.String(256), nullable=False),
     sa.Column("moved_by", sa.String(128)),
     sa.Column("moved_at", sa.DateTime),
+)
+
+GROUPINGS = sa.Table(
+    "attnkit_grouping", METADATA,
+    sa.Column("assignment", sa.String(128), primary_key=True),
+    sa.Column("grade_id", sa.String(128), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),  # one more each time it is made again
+    sa.Column("handed_in", sa.String(512), nullable=False),  # the submissions it was checked on
+    sa.Column("digest", sa.String(64), nullable=False),  # of the answers' texts it grouped
+    sa.Column("made_at", sa.DateTime),
+)
+GROUPED = sa.Table(
+    "attnkit_grouped_answer", METADATA,
+    sa.Column("assignment", sa.String(128), primary_key=True),
+    sa.Column("grade_id", sa.String(128), primary_key=True),
+    sa.Column("student", sa.String(128), primary_key=True),
+    sa.Column("group_key", sa.String(256), nullable=False),
+    sa.Column("rank", sa.Integer, nullable=False),  # the group's place, largest first
+    sa.Column("confidence", sa.Float, nullable=False),
+    sa.Column("blank", sa.Boolean, nullable=False),
 )
 
 now = audit.now  # UTC, naive, as the audit stores it
