@@ -95,7 +95,7 @@ def test_a_restart_shows_the_same_groups_and_moves(course: tuple[Path, str, str]
     root, url, a = course
     first = shown(root, a)
     assert len(first) > 1 and sum(len(s) for _, s in first) == CLASS
-    (key, members), (other, _) = first[0], first[1]
+    (_, members), (other, _) = first[0], first[1]
     page.move(root, a, Q, members[-1], other, "ann")  # into another group
     page.move(root, a, Q, members[0], "a-", "bob")  # out, to grade alone
     moved = shown(root, a)
