@@ -127,19 +127,21 @@ def next_ungraded(db_url: str, assignment: str, grade_id: str, keys: Sequence[st
                                              CLAIMS.c.ta == ta))
         free = [(k, list(members[k]) if members is not None else [k]) for k in keys
                 if k not in held]
-        at, size = 0, CHUNK
-        while at < len(free):  # the database is asked about the first groups' students only
-            end, students = at + 1, len(free[at][1])
-            while end < len(free) and students + len(free[end][1]) <= size:
-                students += len(free[end][1])
-                end += 1
-            waiting = store.waiting(conn, assignment, grade_id,
-                                    [s for _, group in free[at:end] for s in group])
-            for key, group in free[at:end]:
+        end, students = 0, 0
+        while end < len(free) and (end == 0 or students + len(free[end][1]) <= CHUNK):
+            students += len(free[end][1])
+            end += 1
+        # the first groups' students first; then every waiting student, in one query
+        # without a list of names (long lists cost more than the rows they save)
+        for part, names in ((free[:end], [s for _, group in free[:end] for s in group]),
+                            (free[end:], None)):
+            if not part:
+                continue
+            waiting = store.waiting(conn, assignment, grade_id, names)
+            for key, group in part:
                 if any(s in waiting for s in group):
                     _take(conn, assignment, grade_id, key, ta, _ttl(ttl))
                     return key
-            at, size = end, 900  # under SQLite's old limit of 999 variables a statement
     return None
 
 

@@ -4,8 +4,9 @@ the progress. The server (``server.py``) only turns requests into these calls.
 
 A group is named by a key that survives a reload: ``g-<student>`` for a group of the
 grouping's (its representative's id), ``a-<student>`` for an answer a TA took out to grade
-alone. Answers a TA moved keep their place in a table of the kit's (``store.MOVES``), so
-every TA's page shows the same groups.
+alone. The grouping is kept in the kit's tables (``groupings``) and the answers a TA moved
+in another (``store.MOVES``), so every TA's page, in any server process, shows the same
+groups.
 """
 
 from __future__ import annotations
@@ -19,20 +20,19 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from markupsafe import Markup
-from nbgrader.api import Assignment, SubmittedAssignment
 
-from attnkit.course import coursedir
 from attnkit.course import db_url as read_db_url
 from attnkit.pipeline import maths
 from attnkit.pipeline.allowlist import markdown_problems
 from attnkit.pipeline.sanitize import inert_markdown
-from attnkit.written import answers, claims, groups, rubric, store
+from attnkit.written import answers, claims, groupings, rubric, store
 from attnkit.written.answers import Answer, Question
-from attnkit.written.model import Item, Mark
+from attnkit.written.groupings import GROUPED_KEY, Base
+from attnkit.written.model import Item
 from attnkit.written.store import MOVES
 
 ALONE = "a-"  # key prefix of an answer graded alone
-GROUPED = "g-"  # key prefix of a group of the grouping's
+GROUPED = GROUPED_KEY  # key prefix of a group of the grouping's
 
 _URLS: dict[str, tuple[float, int, str]] = {}  # root -> when read, config's mtime, db_url
 URL_TTL = 10.0  # seconds: Jupyter's own config files are read again this often
@@ -63,96 +63,19 @@ def answer_html(text: str | None) -> Markup:
     return Markup(maths.render(source, heading_offset=3, anchors=False))
 
 
-_TEXTS: dict[tuple[str, str], tuple[int, str | None]] = {}  # (notebook, grade id) -> mtime, text
-
-
 def class_answers(root: Path, assignment: str, grade_id: str) -> list[Answer]:
     """``answers.answers``, each notebook read again only when it changed."""
     with store.engine(course_db_url(root)).connect() as conn:
         marks = store.marks(conn, assignment, grade_id)
-    texts = _texts(root, assignment, grade_id, marks)
+    texts = groupings.texts(root, assignment, grade_id, marks)
     return [Answer(student, grade_id, texts[student], mark)
             for student, mark in sorted(marks.items())]
 
 
-def _texts(root: Path, assignment: str, grade_id: str,
-           marks: dict[str, Mark]) -> dict[str, str | None]:
-    cd = coursedir(root)
-    found = {}
-    for student, mark in marks.items():
-        path = Path(cd.format_path(cd.autograded_directory, student, assignment)) / \
-            f"{mark.notebook}.ipynb"
-        try:
-            mtime = path.stat().st_mtime_ns
-        except OSError:
-            mtime = -1
-        known = _TEXTS.get((str(path), grade_id))
-        if known is None or known[0] != mtime:
-            known = mtime, answers.answer_text(cd, assignment, mark.notebook, student, grade_id)
-            _TEXTS[str(path), grade_id] = known
-        found[student] = known[1]
-    return found
-
-
-@functools.lru_cache(maxsize=64)
-def _grouping(texts: tuple[str, ...]) -> groups.Grouping:
-    return groups.group_answers(list(texts))
-
-
-@dataclass(frozen=True)
-class Base:
-    """The grouping of one question's answers, before any TA moved one: what is worth
-    keeping between requests (grouping 1,000 answers takes seconds, reading their notebooks
-    a good part of one). Kept per question and ``handed_in`` (``handed_in``'s answer to
-    which submissions the gradebook holds), so that a new hand-in groups the class again."""
-
-    handed_in: tuple[object, ...]
-    texts: dict[str, str | None]  # student -> the answer's text, in the class's order
-    keys: tuple[str, ...]  # the grouping's groups, largest first
-    home: dict[str, str]  # student -> their group's key
-    confidence: dict[str, float]  # student -> how sure the grouping is of them
-    blank: frozenset[str]  # the keys of groups of blank answers
-
-
-_BASES: dict[tuple[str, str, str], Base] = {}
-
-
-def handed_in(conn: sa.Connection, assignment: str) -> tuple[object, ...]:
-    """Which submissions the gradebook holds, in one aggregate query: how many, the latest
-    hand-in time (``nbgrader autograde`` sets it from each hand-in) and the first and last
-    row id. An answer's text changes only with a new hand-in, so this is what the kept
-    grouping is checked against on every request, instead of every notebook."""
-    sub, asg = SubmittedAssignment.__table__, Assignment.__table__
-    row = conn.execute(sa.select(sa.func.count(sub.c.id), sa.func.max(sub.c.timestamp),
-                                 sa.func.min(sub.c.id), sa.func.max(sub.c.id))
-                       .select_from(sub.join(asg, sub.c.assignment_id == asg.c.id))
-                       .where(asg.c.name == assignment)).one()
-    return tuple(str(v) for v in row)
-
-
 def base(root: Path, assignment: str, grade_id: str, conn: sa.Connection,
          files: bool = False) -> Base:
-    """The question's kept grouping, made again when the submissions changed (or, with
-    ``files``, when a notebook's text did: the whole page's load looks at them)."""
-    cache = str(course_db_url(root)), assignment, grade_id
-    now = handed_in(conn, assignment)
-    kept = _BASES.get(cache)
-    if kept is not None and kept.handed_in == now and not files:
-        return kept
-    marks = store.marks(conn, assignment, grade_id)
-    texts = _texts(root, assignment, grade_id, marks)
-    texts = {s: texts[s] for s in sorted(texts)}
-    if kept is not None and kept.handed_in == now and kept.texts == texts:
-        return kept
-    students = list(texts)
-    grouping = _grouping(tuple(t or "" for t in texts.values()))
-    keys = tuple(GROUPED + students[g.representative] for g in grouping.groups)
-    made = Base(now, texts, keys,
-                {s: keys[grouping.group_of[i]] for i, s in enumerate(students)},
-                {s: grouping.confidence[i] for i, s in enumerate(students)},
-                frozenset(k for k, g in zip(keys, grouping.groups, strict=True) if g.blank))
-    _BASES[cache] = made
-    return made
+    """The question's grouping as the database holds it (``groupings.base``)."""
+    return groupings.base(root, str(course_db_url(root)), assignment, grade_id, conn, files)
 
 
 def moves(conn: sa.Connection, assignment: str, grade_id: str) -> dict[str, str]:
@@ -243,8 +166,8 @@ class View:
 
 
 def stamp(root: Path, assignment: str, grade_id: str) -> str:
-    """What ``View.stamp`` depends on, read from the database alone (no notebook, no
-    grouping): asked every few seconds by every TA's page."""
+    """What ``View.stamp`` depends on, read from the database alone (no notebook; the
+    grouping's version, not the grouping): asked every few seconds by every TA's page."""
     db_url = course_db_url(root)
     with store.engine(db_url).connect() as conn:
         marks = store.marks(conn, assignment, grade_id)
@@ -252,8 +175,12 @@ def stamp(root: Path, assignment: str, grade_id: str) -> str:
             MOVES.c.assignment == assignment, MOVES.c.grade_id == grade_id)
             .order_by(MOVES.c.student)).all()
         items = store.items(conn, assignment, grade_id)
+        grouped = conn.execute(sa.select(store.GROUPINGS.c.version).where(
+            store.GROUPINGS.c.assignment == assignment,
+            store.GROUPINGS.c.grade_id == grade_id)).scalar()
     held = sorted((c.key, c.ta) for c in claims.claims(db_url, assignment, grade_id))
-    parts = [f"{i.id}:{i.position}:{i.points}:{i.text}:{i.comment}" for i in items]
+    parts = [f"grouping {grouped}"]
+    parts += [f"{i.id}:{i.position}:{i.points}:{i.text}:{i.comment}" for i in items]
     parts += [f"{s}={m.version}" for s, m in sorted(marks.items())]
     parts += [f"{s}>{k}" for s, k in moved] + [f"{k}@{ta}" for k, ta in held]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -7,7 +7,10 @@
 * ``attnkit_rubric_applied``: which items each answer has;
 * ``attnkit_claim``: who is grading which group of answers, until when (``claims``);
 * ``attnkit_answer_group``: answers a TA moved out of the group the grouping gave them,
-  and the group they are in now (``page``).
+  and the group they are in now (``page``);
+* ``attnkit_grouping`` and ``attnkit_grouped_answer``: each question's grouping, its version
+  and what it grouped, and every answer's group (``groupings``): every server process, and the
+  next one after a restart, shows the same groups.
 
 The score and the comment a student gets stay nbgrader's own (``Grade.manual_score``,
 ``Comment.manual_comment``), so its feedback and exports need nothing of the kit. Every
@@ -32,6 +35,7 @@ from nbgrader.api import (
     SubmittedAssignment,
     SubmittedNotebook,
 )
+from sqlalchemy.dialects import postgresql
 
 from attnkit.pipeline import audit
 from attnkit.written.model import Item, Mark, Outcome, same
@@ -93,19 +97,50 @@ MOVES = sa.Table(
     sa.Column("moved_at", sa.DateTime),
 )
 
+GROUPINGS = sa.Table(
+    "attnkit_grouping", METADATA,
+    sa.Column("assignment", sa.String(128), primary_key=True),
+    sa.Column("grade_id", sa.String(128), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),  # one more each time it is made again
+    sa.Column("handed_in", sa.String(512), nullable=False),  # the submissions it was checked on
+    sa.Column("digest", sa.String(64), nullable=False),  # of the answers' texts it grouped
+    sa.Column("made_at", sa.DateTime),
+)
+GROUPED = sa.Table(
+    "attnkit_grouped_answer", METADATA,
+    sa.Column("assignment", sa.String(128), primary_key=True),
+    sa.Column("grade_id", sa.String(128), primary_key=True),
+    sa.Column("student", sa.String(128), primary_key=True),
+    sa.Column("group_key", sa.String(256), nullable=False),
+    sa.Column("rank", sa.Integer, nullable=False),  # the group's place, largest first
+    sa.Column("confidence", sa.Float, nullable=False),
+    sa.Column("blank", sa.Boolean, nullable=False),
+)
+
+BATCH = 1000  # statements per round trip of a bulk UPDATE on PostgreSQL
 now = audit.now  # UTC, naive, as the audit stores it
 
 
 @functools.cache
 def engine(db_url: str) -> sa.Engine:
     """One engine per database, once the kit's tables (and the audit's) exist in it."""
-    bind = audit.with_table(sa.create_engine(db_url))
+    bind = audit.with_table(_create(db_url))
     try:
         METADATA.create_all(bind, checkfirst=True)
     except sa.exc.DBAPIError:  # two processes created them at the same moment
         if not all(sa.inspect(bind).has_table(t) for t in METADATA.tables):
             raise
     return bind
+
+
+def _create(db_url: str) -> sa.Engine:
+    """psycopg2 runs an UPDATE of many rows as one round trip per row; in batches of
+    ``BATCH`` statements a rubric change on a class is a few round trips."""
+    url = sa.make_url(db_url)
+    if url.get_backend_name() == "postgresql" and url.get_driver_name() == "psycopg2":
+        return sa.create_engine(url, executemany_mode="values_plus_batch",
+                                executemany_batch_page_size=BATCH)
+    return sa.create_engine(url)
 
 
 def in_use(db_url: str) -> bool:
@@ -274,17 +309,16 @@ def write(conn: sa.Connection, assignment: str, grade_id: str, writes: Sequence[
     grade, comment = Grade.__table__, Comment.__table__
     scored = [w for w in writes if not same(w.outcome.manual_score, w.mark.manual_score)]
     if scored:
-        conn.execute(sa.update(grade).where(grade.c.id == sa.bindparam("row")).values(
-            manual_score=sa.bindparam("score"), needs_manual_grade=sa.bindparam("needs")),
-            [{"row": w.mark.grade_row, "score": w.outcome.manual_score,
-              "needs": w.outcome.manual_score is None and w.mark.auto_score is None}
-             for w in scored])
+        update_rows(conn, grade, "id", [
+            {"id": w.mark.grade_row, "manual_score": w.outcome.manual_score,
+             "needs_manual_grade": w.outcome.manual_score is None and w.mark.auto_score is None}
+            for w in scored])
     said = [w for w in writes if w.mark.comment_row
             and w.outcome.manual_comment != w.mark.manual_comment]
     if said:
-        conn.execute(sa.update(comment).where(comment.c.id == sa.bindparam("row")).values(
-            manual_comment=sa.bindparam("text")),
-            [{"row": w.mark.comment_row, "text": w.outcome.manual_comment} for w in said])
+        update_rows(conn, comment, "id", [
+            {"id": w.mark.comment_row, "manual_comment": w.outcome.manual_comment}
+            for w in said])
     new = [w for w in writes if w.mark.answer_id is None]
     if new:
         conn.execute(sa.insert(ANSWERS), [
@@ -294,9 +328,9 @@ def write(conn: sa.Connection, assignment: str, grade_id: str, writes: Sequence[
     who = {"changed_by": ta, "changed_at": stamp}
     if grading:
         who |= {"graded_by": ta, "graded_at": stamp}
-    conn.execute(sa.update(ANSWERS).where(ANSWERS.c.id == sa.bindparam("answer")).values(
-        revision=ANSWERS.c.revision + 1, note=sa.bindparam("note_"), **who),
-        [{"answer": ids[w.mark.student], "note_": w.note} for w in writes])
+    update_rows(conn, ANSWERS, "id", [{"id": ids[w.mark.student], "note": w.note}
+                                      for w in writes],
+                {"revision": ANSWERS.c.revision + 1, **who})
     moved = [w for w in writes if {i.id for i in w.items} != {i.id for i in w.mark.items}]
     if moved:
         conn.execute(sa.delete(APPLIED).where(
@@ -307,6 +341,28 @@ def write(conn: sa.Connection, assignment: str, grade_id: str, writes: Sequence[
             conn.execute(sa.insert(APPLIED), rows)
     record(conn, assignment, grade_id, [w for w in writes if w.changes_gradebook], ta, why,
            stamp)
+
+
+def update_rows(conn: sa.Connection, table: sa.Table, key: str, rows: Sequence[dict],
+                extra: dict | None = None) -> None:
+    """Each row's other fields (and ``extra``'s values) set on ``table``'s row whose ``key``
+    column is the row's ``key``. On PostgreSQL one statement joined to the rows as arrays
+    (``unnest``): one plan and three parameters, where an executemany costs a statement,
+    and a list of values a parameter, for each row."""
+    names = [n for n in rows[0] if n != key]
+    extra = extra or {}
+    if conn.dialect.name != "postgresql":
+        conn.execute(sa.update(table).where(table.c[key] == sa.bindparam("key_")).values(
+            {n: sa.bindparam(f"{n}_") for n in names} | extra),
+            [{"key_": r[key], **{f"{n}_": r[n] for n in names}} for r in rows])
+        return
+    arrays = []
+    for n in [key, *names]:
+        kind = postgresql.ARRAY(table.c[n].type)
+        arrays.append(sa.cast(sa.bindparam(f"{n}_", [r[n] for r in rows], type_=kind), kind))
+    given = sa.func.unnest(*arrays).table_valued(key, *names).render_derived(name="given")
+    conn.execute(sa.update(table).where(table.c[key] == given.c[key]).values(
+        {n: given.c[n] for n in names} | extra))
 
 
 def _answer_ids(conn: sa.Connection, assignment: str, grade_id: str,
