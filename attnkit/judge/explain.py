@@ -3,6 +3,7 @@ the facts the outputs show (a crash, notebook-only, overflow, shape, inf/nan, su
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -61,8 +62,10 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
             return (f"correct on the notebook's data, but on fresh inputs ({case.name}) your "
                     f"code raised {error[:300]}. The hidden test uses other sizes: compute "
                     "everything from the arguments, with no notebook globals (such as N, D, "
-                    "n or a weight matrix) and no sizes typed in", 0.0, "hard-coded")
-        return f"your code raised {error[:300]} on {case.name}", 0.0, "error"
+                    f"n or a weight matrix) and no sizes typed in{sizes_named(error, facts)}",
+                    0.0, "hard-coded")
+        return (f"your code raised {error[:300]} on {case.name}{sizes_named(error, facts)}",
+                0.0, "error")
     if all(p or c.large for p, c in zip(ok, cases, strict=True)) and not finite(value):
         where = f" (the scores reach {facts['smax']})" if "smax" in facts else (
             f" (the largest score is {facts['zmax']})" if "zmax" in facts else "")
@@ -110,6 +113,35 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
                          f"{right[index]:.6g})")
     return (f"on {case.name} your result has the right shape but different values{where}",
             0.0, "values differ")
+
+
+SIZES = ("D", "N", "Dq", "H", "dims", "n", "T", "d", "d_k")
+_SHAPE = re.compile(r"\((\d+(?:,\s*\d+)*),?\)")
+_SIZE = re.compile(r"size (\d+) is different from (\d+)")
+
+
+def sizes_named(error: str, facts: dict[str, Any]) -> str:
+    """What the shapes in an error message are, in the case's sizes: "(4,4) is D x D, (5,5)
+    is N x N". Only numbers that are a size of the case are named (D and N first)."""
+    def word(n: int) -> str | None:
+        names = [k for k in SIZES if facts.get(k) == n]
+        return names[0] if names and not {"D", "N"} <= set(names) else None
+
+    said = []
+    for match in _SHAPE.finditer(error):
+        dims = [int(x) for x in match.group(1).split(",")]
+        words = [word(x) for x in dims]
+        if all(words):
+            said.append(f"{match.group(0)} is {' x '.join(words)}")  # type: ignore[arg-type]
+    for match in _SIZE.finditer(error):
+        words = [word(int(x)) for x in match.groups()]
+        if all(words):
+            said.append(f"sizes {match.group(1)} and {match.group(2)} are {words[0]} and "
+                        f"{words[1]}, which an @ would need to be equal")
+    if not said:
+        return ""
+    sizes = ", ".join(f"{k} = {facts[k]}" for k in SIZES if k in facts)
+    return f" (with {sizes}: {'; '.join(said)})"
 
 
 def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
