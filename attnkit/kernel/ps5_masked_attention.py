@@ -87,7 +87,25 @@ def attention_cases(seed: int) -> list[Case]:
                       large=True))
     cases.append(Case("fresh D=3, N=5, D_q=2", {"X": rng.normal(size=(3, 5)),  # the notebook's N
                                                 **attention_params(rng, 3, Dq=2)}))
+    cases.append(Case("a future score 800 above the allowed ones, D=4, N=6",
+                      future_above(seed, 4, 6), large=True))
     return cases
+
+
+def future_above(seed: int, D: int, N: int) -> Args:
+    """Large-logit inputs where some column has a masked (future) score more than 800 above
+    every allowed score (a softmax taken before masking underflows there) and some allowed
+    score passes 710 (a naive np.exp overflows)."""
+    rng = seeded_rng(seed, "ps5_masked_attention_future")
+    for _ in range(1000):
+        a = {"X": 25 * rng.normal(size=(D, N)), **attention_params(rng, D)}
+        Q, K = a["beta_q"] + a["omega_q"] @ a["X"], a["beta_k"] + a["omega_k"] @ a["X"]
+        S = K.T @ Q / np.sqrt(Q.shape[0])
+        allowed = np.triu(np.ones((N, N), dtype=bool))
+        gap = np.where(allowed, -np.inf, S).max(axis=0) - np.where(allowed, S, -np.inf).max(axis=0)
+        if gap.max() > 800 and S[allowed].max() > 720:  # a naive np.exp overflows too
+            break
+    return a
 
 
 def positional_cases(seed: int) -> list[Case]:
