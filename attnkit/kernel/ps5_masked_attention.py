@@ -128,6 +128,14 @@ def equivariance_cases(seed: int) -> list[Case]:
         cases.append(Case(f"fresh D={D}, N={N}, perm {perm}",
                           {"X": rng.normal(size=(D, N)), "perm": perm,
                            **attention_params(rng, D)}))
+    # D = N: a masked_self_attention that mixes D and N up still runs here, so a caller
+    # right given it can show it (follow-through needs a case that does not crash)
+    square = seeded_rng(seed, "ps5_equivariance_square")
+    perm = [int(p) for p in square.permutation(4)]
+    while perm == sorted(perm):
+        perm = [int(p) for p in square.permutation(4)]
+    cases.append(Case(f"fresh D=N=4, perm {perm}", {"X": square.normal(size=(4, 4)), "perm": perm,
+                                                     **attention_params(square, 4)}))
     return cases
 
 
