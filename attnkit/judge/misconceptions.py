@@ -245,7 +245,6 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
     return omega_c @ stacked
 
 
-
 def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str = "QKt",
                   output: bool = True, values: str = "V", stable: bool | str = True,
                   after: bool = False, transposed: bool | str = False,
@@ -285,7 +284,6 @@ def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable:
     by = divisor(scale, D=tokens.shape[1], Dq=K.shape[1], N=tokens.shape[0])
     weights = (ref.softmax if stable else naive_softmax)(K @ q / by)
     return weights, weights @ (tokens if values == "tokens" else V)
-
 
 
 # ------------------------------------------------------------------ hints
