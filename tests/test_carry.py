@@ -290,3 +290,44 @@ def softmax(items_in):
     assert verdicts["ps1_softmax"].misconception == "smallest score subtracted"
     loop = verdicts["ps1_self_attention_loop"]
     assert loop.full and loop.misconception == "follow-through", loop.message
+
+
+PS4_COLUMN_SCORES = """
+def get_scores(matrix, vector):
+    return matrix @ vector.reshape(-1, 1)  # a T x 1 column: the 1-D requirement broken
+
+def scale_scores(scores, n):
+    return scores / np.sqrt(n)
+
+def get_attention_weights(scores):
+    e = np.exp(scores - np.max(scores))
+    return e / e.sum()
+
+def get_context_vector(attention_weights, hidden_encoder_matrix):
+    return attention_weights.T @ hidden_encoder_matrix
+
+def single_query_attention(query_token, tokens, W_Q, W_K, W_V):
+    q = query_token @ W_Q
+    weights = get_attention_weights(scale_scores(get_scores(tokens @ W_K, q), W_K.shape[1]))
+    return weights, get_context_vector(weights, tokens @ W_V)
+"""
+
+
+def test_a_shape_passed_on_from_a_helper_is_charged_at_the_helper() -> None:
+    """Column scores make the caller's weights a column too: the 1-D requirement is charged
+    once, at get_scores, and the caller keeps its points."""
+    ns = {"np": np}
+    exec(PS4_COLUMN_SCORES, ns)  # noqa: S102 - the test's own student code
+    charged: dict[str, Charged] = {}
+    cells = {"ps4_get_scores": "get_scores", "ps4_scale_scores": "scale_scores",
+             "ps4_attention_weights": "get_attention_weights",
+             "ps4_context_vector": "get_context_vector",
+             "ps4_single_query": "single_query_attention"}
+    out = {}
+    for check, name in cells.items():
+        recs = records(check, (ns[name],), SEED)
+        out[check], charged[check] = carry(check, SEED, recs, judge(check, SEED, recs, 1.0),
+                                           charged)
+    assert out["ps4_get_scores"].misconception == "scores as a column"
+    assert out["ps4_single_query"].full, out["ps4_single_query"].message
+    assert "charged there (ps4_get_scores)" in out["ps4_single_query"].message

@@ -258,7 +258,8 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     if verdict.full:
         return verdict, Charged()
     carried = None
-    if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict):
+    if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict,
+                                                                          helpers):
         carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
     if carried is None:
         return verdict, Charged((check_id,), verdict.misconception)
@@ -269,14 +270,23 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     return final, Charged(tuple(at), "; ".join(named) or None)
 
 
-def _requirement_broken(check_id: str, verdict: Verdict) -> bool:
+def _requirement_broken(check_id: str, verdict: Verdict,
+                        helpers: Mapping[str, Charged] | None = None) -> bool:
     """The verdict charges a requirement the cell states (a shape, a library): charged at
-    this cell, where it is stated, whatever the helpers did."""
+    this cell, where it is stated, whatever the helpers did; unless the chain says the
+    caller breaks it only by passing on a helper's result whose own requirement was
+    charged at the helper (scores as a column make the weights a column)."""
     from attnkit.judge.registry import checks
 
     check = checks().get(check_id)
     stated = {r.name for r in check.require} if check else set()
-    return bool(stated & set((verdict.misconception or "").split("; ")))
+    broken = stated & set((verdict.misconception or "").split("; "))
+    chain = CHAINS.get(check_id)
+    if chain is None or not helpers:
+        return bool(broken)
+    upstream = {name for cell in chain.helpers.values() if cell in helpers
+                for name in (helpers[cell].misconception or "").split("; ")}
+    return any(not (chain.inherits.get(name, frozenset()) & upstream) for name in broken)
 
 
 def follow_through(check_id: str, seed: int, records: list, points: float,

@@ -13,7 +13,7 @@ kernel's list of helpers per caller is ``attnkit.kernel.carry.HELPERS``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,11 +28,14 @@ _HEAD = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 @dataclass(frozen=True)
 class Chain:
     """A caller's graded cell, its helpers (global name -> the helper's grade id), and its
-    reference maths with the helpers' results substituted."""
+    reference maths with the helpers' results substituted. ``inherits``: a requirement the
+    caller breaks only by passing on what a helper returned (its name -> the helper
+    requirements that cause it), so it is charged at the helper, not again here."""
 
     check: str
     helpers: Mapping[str, str]
     replay: Callable[[Args, Call], Any]
+    inherits: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _weights(value: Any) -> np.ndarray:
@@ -136,7 +139,8 @@ CHAINS: dict[str, Chain] = {c.check: c for c in (
     Chain("ps4_single_query", {"get_scores": "ps4_get_scores", "scale_scores":
                                "ps4_scale_scores", "get_attention_weights":
                                "ps4_attention_weights", "get_context_vector":
-                               "ps4_context_vector"}, _single_query),
+                               "ps4_context_vector"}, _single_query,
+          {"results not 1-D": frozenset({"scores as a column"})}),
     Chain("ps5_masked_attention", {"causal_mask": "ps5_causal_mask",
                                    "masked_softmax_cols": "ps5_masked_softmax"}, _masked),
     Chain("ps5_equivariance", {"masked_self_attention": "ps5_masked_attention",

@@ -219,11 +219,14 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
                       concat: str = "rows", stable: bool | str = True, count: int | None = None,
                       order: str = "vqk") -> np.ndarray:
     """Multihead attention (eqs. 12.10-12.11) with one thing done wrong: ``count`` heads
-    only (heads[0] ... heads[count - 1], IndexError past the end), each head's matrices
-    passed in the ``order`` q, k, v to a v, q, k signature."""
-    used = [heads[h] for h in range(count)] if count else heads
-    if order == "qkv":
-        used = [{k: h[QKV_ORDER[k]] for k in QKV_ORDER} for h in used]
+    only (heads[0] ... heads[count - 1], IndexError past the end; a negative count skips
+    that many from the start), each head's matrices passed in the ``order`` of their roles
+    (say "qkv") to a v, q, k signature."""
+    used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \
+        else heads
+    if order != "vqk":
+        used = [{f"{p}_{slot}": h[f"{p}_{role}"] for p in ("omega", "beta")
+                 for slot, role in zip("vqk", order, strict=True)} for h in used]
     outs = [attention_variant({"X": X, **h}, scale=scale, stable=stable)[0] for h in used]
     if reverse:
         outs = outs[::-1]
@@ -242,12 +245,12 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
     return omega_c @ stacked
 
 
-
 def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str = "QKt",
                   output: bool = True, values: str = "V", stable: bool | str = True,
-                  after: bool = False, transposed: bool = False,
+                  after: bool = False, transposed: bool | str = False,
                   swap: Swap | None = None) -> np.ndarray:
-    """The exam's layer (tokens in rows) with one thing done wrong."""
+    """The exam's layer (tokens in rows) with one thing done wrong; ``transposed`` is True
+    for every weight matrix transposed, "qkv" for the three projections only."""
     x = a["x"]
     matrix = {"q": "q", "k": "k", "v": "v"}
     if swap:
@@ -265,7 +268,7 @@ def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str
     out = A @ (x if values == "x" else V)
     if not output:
         return out
-    return out @ (a["W_o"].T if transposed else a["W_o"])
+    return out @ (a["W_o"].T if transposed is True else a["W_o"])
 
 
 def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable: bool = True,
@@ -281,7 +284,6 @@ def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable:
     by = divisor(scale, D=tokens.shape[1], Dq=K.shape[1], N=tokens.shape[0])
     weights = (ref.softmax if stable else naive_softmax)(K @ q / by)
     return weights, weights @ (tokens if values == "tokens" else V)
-
 
 
 # ------------------------------------------------------------------ hints

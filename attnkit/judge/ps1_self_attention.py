@@ -24,6 +24,7 @@ from attnkit.judge.misconceptions import (
     udl_common,
 )
 from attnkit.judge.requirements import Requirement, shape_is
+from attnkit.judge.softmaxes import softmax_family, softmax_mistakes
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
@@ -33,6 +34,21 @@ def inverse_variant(a: Args) -> bool:
     """Compares f(X[:, perm]) with f(X)[:, argsort(perm)]: the inverse permutation."""
     f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
     return bool(np.allclose(f(X[:, perm]), f(X)[:, np.argsort(perm)]))
+
+
+def compared_by(a: Args, test: str) -> bool:
+    """Compares f(X[:, perm]) with f(X)[:, perm] exactly, or within a fixed 1e-12."""
+    f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
+    left, right = f(X[:, perm]), f(X)[:, perm]
+    if test == "exact":
+        return bool(np.array_equal(left, right))
+    return bool(np.max(np.abs(left - right)) < 1e-12)
+
+
+def aliased_outputs(a: Args) -> list[np.ndarray]:
+    """One output array reused for every token: each list entry is the last output."""
+    outputs = loop_variant(a)
+    return [outputs[-1]] * len(outputs)
 
 
 def equivariance_variant(a: Args) -> bool:
@@ -75,6 +91,7 @@ CHECKS = by_id(
                   "Subtract the largest score instead: every exponent is then at most 0 and "
                   "cannot overflow (softmax(z) = softmax(z - max z)): you keep half the points",
                   credit=0.5),
+            *softmax_mistakes(softmax_family("items_in", -1), -1, ""),
           ),
           label="softmax"),
     Check(P["ps1_self_attention_loop"], lambda a: ref.self_attention_loop(
@@ -88,6 +105,11 @@ CHECKS = by_id(
                   "float(k.T @ q) raised TypeError: k.T @ q is a 1 x 1 array, not a number, and "
                   "numpy 2 converts only 0-dimensional arrays with float(). Take its number with "
                   "(k.T @ q).item(), as section 2 says"),
+            Wrong("outputs alias one array", aliased_outputs,
+                  "every entry of your list is the last output: you appended the same array "
+                  "each time and overwrote it in place (x_prime[:] = 0, +=) for the next token, "
+                  "so all {N} entries show the last token's output. Make a new array for each "
+                  "output (x_prime = np.zeros(...) inside the loop, or x_prime = a_m * v_m + ...)"),
           ),
           require=(LOOP_COLUMNS,),
           label="loop"),
@@ -110,6 +132,7 @@ CHECKS = by_id(
                   "that numpy lines up with the columns. On a square matrix it runs but shifts "
                   "column n by row n's maximum; on {case} it raises ValueError. Take each "
                   "column's maximum: np.max(data_in, axis=0, keepdims=True)"),
+            *softmax_mistakes(softmax_family("data_in", 0), 0, "column"),
           ),
           label="cols"),
     Check(P["ps1_self_attention"], udl_attention(scaled=False),
@@ -140,6 +163,16 @@ CHECKS = by_id(
                   "permutation. X[:, perm] puts token perm[i] at position i, and an equivariant "
                   "f moves its outputs the same way: compare with f(X)[:, perm] itself. The "
                   "two agree only for a perm that undoes itself, such as two tokens swapped"),
+            Wrong("exact comparison", lambda a: compared_by(a, "exact"),
+                  "you compared f(X[:, perm]) and f(X)[:, perm] exactly (np.array_equal or "
+                  "==): for '{case}' f is equivariant, but the permuted input adds the same "
+                  "numbers in another order, so the two differ in the last digits. Compare "
+                  "floats with a tolerance: np.allclose(f(X[:, perm]), f(X)[:, perm])"),
+            Wrong("fixed absolute tolerance", lambda a: compared_by(a, "absolute"),
+                  "you compared with a fixed absolute tolerance (such as 1e-12): for '{case}' "
+                  "f is equivariant, but its outputs are large, and rounding in another order "
+                  "moves them by more than that tolerance. Use a tolerance relative to the "
+                  "size of the outputs: np.allclose(f(X[:, perm]), f(X)[:, perm])"),
           ),
           label="equiv"),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -127,6 +128,54 @@ def _qkv_order(h: int) -> Wrong:
         f"beta_k{n})")
 
 
+def _borrowed(a: Args, head: int, key: str) -> np.ndarray:
+    """Head ``head`` (1 or 2) computed with the other head's ``key`` (a copied line)."""
+    other = 3 - head
+    return _mh({**a, f"{key}{head}": a[f"{key}{other}"]})
+
+
+def _borrowing() -> list[Wrong]:
+    """One head's parameter reused for the other head, for each head and parameter (but
+    beta_k, which adds one number to each column of scores: the column softmax ignores it)."""
+    return [Wrong("another head's parameter", partial(_borrowed, head=h, key=k),
+                  f"head {h} was computed with {k}{3 - h} instead of {k}{h}: the two heads "
+                  "share every other parameter name, so look for a copied call where one "
+                  "head number was not changed")
+            for h in (1, 2) for k in UDL_PARAMS if k != "beta_k"]  # beta_k: softmax ignores it
+
+
+_ROLES = {"q": "queries", "k": "keys", "v": "values"}
+
+
+def _in_order(order: str, family: Any, which: str) -> Wrong:
+    """``which`` head(s) passed their matrices in ``order`` to the (v, q, k) signature."""
+    used = ", the ".join(f"{_ROLES[slot]} were computed with omega_{role}"
+                     for slot, role in zip("vqk", order, strict=True) if slot != role)
+    return variant("arguments in the wrong order", family,
+                   f"your result matches passing {which} matrices to single_head_attention"
+                   f"(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k) in the order "
+                   f"{', '.join(order)}: the {used}. Pass them in the order v, q, k (or by "
+                   "name, omega_q=..., omega_k=...)", order=order)
+
+
+_ORDERS = ("vkq", "qvk", "kqv", "kvq")  # "vqk" is right; "qkv" has its own hint
+
+_FIRST_SKIPPED = (
+    "your result leaves out heads[0], the first head: a loop over range(1, len(heads)) (heads "
+    "numbered from 1 as in the text) starts at the second, because Python lists count from 0. "
+    "On '{case}' the {H} heads stack into a {D} x {N} matrix; without the first the stack has "
+    "fewer rows, so omega_c ({D} x {D}) cannot multiply it. Loop over the list itself: for "
+    "head in heads")
+
+
+def _mh_head(a: Args, h: int, order: str) -> np.ndarray:
+    """Head ``h`` (0 for head 1) passed its matrices in ``order``."""
+    heads = _two_heads(a)
+    heads[h] = {f"{p}_{slot}": heads[h][f"{p}_{role}"] for p in ("omega", "beta")
+                for slot, role in zip("vqk", order, strict=True)}
+    return multihead_variant(a["X"], heads, a["omega_c"])
+
+
 _LAST_DROPPED = (
     "your result leaves out the last head: on '{case}' the {H} heads stack into a {D} x {N} "
     "matrix, but you stacked {H} - 1 of them, so omega_c ({D} x {D}) cannot multiply the "
@@ -169,6 +218,9 @@ CHECKS = by_id(
             Wrong("unstable softmax", lambda a: _mh(a, stable=False), OVERFLOW, credit=0.5),
             Wrong("one maximum for the whole matrix", lambda a: _mh(a, stable="one max"),
                   ONE_MAX_COLS, credit=0.5),
+            *_borrowing(),
+            *(_in_order(o, partial(_mh_head, h=h), f"head {h + 1}'s") for h in (0, 1)
+              for o in _ORDERS),
           ),
           label="2 heads"),
     Check(P["ps2_multihead_general"], lambda a: _twice(a, ref.multihead_self_attention(
@@ -207,6 +259,9 @@ CHECKS = by_id(
                   credit=0.5),
             Wrong("one maximum for the whole matrix", lambda a: _mh_general(a, stable="one max"),
                   ONE_MAX_COLS, credit=0.5),
+            Wrong("first head skipped", lambda a: _mh_general(a, count=-1), _FIRST_SKIPPED,
+                  same_errors=True),
+            *(_in_order(o, _mh_general, "each head's") for o in _ORDERS),
           ),
           require=(SAME_TWICE,),
           label="H heads"),

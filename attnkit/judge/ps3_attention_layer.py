@@ -14,13 +14,12 @@ from attnkit.judge.misconceptions import (
     Wrong,
     global_softmax,
     layer_variant,
-    naive_softmax,
-    one_max_softmax,
     scales,
     swaps,
     variant,
 )
 from attnkit.judge.requirements import Requirement
+from attnkit.judge.softmaxes import softmax_family, softmax_mistakes
 from attnkit.kernel.cases import Args, Case
 from attnkit.kernel.ps3_attention_layer import PROBES as P
 
@@ -68,7 +67,8 @@ def normality(values: np.ndarray) -> float:
 def _same_draws(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
     """Two dims=5 layers made after different np.random.seed calls hold the same weights."""
     small = [(g, c) for g, c in zip(got, cases, strict=True)
-             if c.args["dims"] == 5 and isinstance(g, list) and len(g) == 5]
+             if c.args["dims"] == 5 and not c.args.get("repeat") and isinstance(g, list)
+             and len(g) == 5]
     if len(small) == 2 and all(np.shape(w) == (5, 5) for g, _ in small for w in g[:4]):
         (first, a), (second, b) = small
         if np.allclose(_weights(first), _weights(second)):
@@ -83,6 +83,26 @@ SEEDED = Requirement(
     "seeded inside it, such as np.random.default_rng(42), gives every layer the same "
     "weights). Section 2 asks for np.random's draws, which np.random.seed makes repeatable: "
     "you keep half the points")
+
+
+def _not_repeated(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """Two dims=5 layers made after the same np.random.seed call hold different weights."""
+    pair = [(g, c) for g, c in zip(got, cases, strict=True) if c.args["dims"] == 5
+            and c.args["seed"] == cases[-1].args["seed"] and isinstance(g, list) and len(g) == 5]
+    if len(pair) == 2 and all(np.shape(w) == (5, 5) for g, _ in pair for w in g[:4]):
+        (first, a), (second, _) = pair
+        if not np.allclose(_weights(first), _weights(second)):
+            return (f"two SelfAttention(5) layers, each made right after "
+                    f"np.random.seed({a.args['seed']}), hold different weights")
+    return None
+
+
+UNSEEDED = Requirement(
+    "unseeded generator", _not_repeated,
+    "the weights look right, but {found}: __init__ draws from a generator of its own that "
+    "np.random.seed does not reach (np.random.default_rng() with no seed draws fresh numbers "
+    "every time). The notebook seeds np.random so that the weights are repeatable: draw them "
+    "with np.random.normal (or np.random.randn): you keep half the points")
 
 
 _SCALE_LAYER = {
@@ -113,6 +133,8 @@ def _identical(got: Any, a: Args) -> bool:
 
 
 
+_ROWS = softmax_family("X", -1)
+
 CHECKS = by_id(
     Check(P["ps3_softmax"], lambda a: ref.softmax_rows(a["X"]),
           wrong=(
@@ -123,12 +145,13 @@ CHECKS = by_id(
             Wrong("softmax over all entries", lambda a: global_softmax(a["X"]),
                   "your whole matrix sums to 1: you divided by the sum of all its entries. Divide "
                   "each row by its own sum: np.sum(..., axis=-1, keepdims=True)"),
-            Wrong("no max subtraction", lambda a: naive_softmax(a["X"], axis=-1),
-                  "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
-                  "gives nan. Subtract each row's maximum first (it changes nothing else): you "
-                  "keep half the points", credit=0.5),
-            Wrong("one maximum for the whole matrix",
-                  lambda a: one_max_softmax(a["X"], axis=-1), ONE_MAX_ROWS, credit=0.5),
+            variant("no max subtraction", _ROWS,
+                    "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / "
+                    "inf gives nan. Subtract each row's maximum first (it changes nothing else): "
+                    "you keep half the points", 0.5, shift="none"),
+            variant("one maximum for the whole matrix", _ROWS, ONE_MAX_ROWS, 0.5,
+                    shift="one max"),
+            *softmax_mistakes(_ROWS, -1, "row", keepdims=True),
           ),
           label="softmax"),
     Check(P["ps3_init"], lambda a: None, statistical=init_statistics,
@@ -157,7 +180,7 @@ CHECKS = by_id(
                   test=lambda got, a: _weights(got).min() >= 0 and _weights(got).max() < 1
                   and 0.4 < _weights(got).mean() < 0.6),
           ),
-          require=(SEEDED,),
+          require=(SEEDED, UNSEEDED),
           label="init"),
     Check(P["ps3_forward"], lambda a: ref.layer_forward(
           a["x"], a["W_q"], a["W_k"], a["W_v"], a["W_o"]),
@@ -193,10 +216,14 @@ CHECKS = by_id(
                   "you multiplied by the transposed weights (x @ W.T, as in torch's Linear); with "
                   "tokens in rows the pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v "
                   "and ends with @ W_o"),
-            Wrong("unstable softmax", lambda a: layer_variant(a, stable=False), OVERFLOW,
-                  credit=0.5),
-            Wrong("one maximum for the whole matrix",
-                  lambda a: layer_variant(a, stable="one max"), ONE_MAX_ROWS, credit=0.5),
+            variant("weights transposed", layer_variant,
+                    "your queries, keys and values use the transposed weights: (W_q @ x.T).T is "
+                    "x @ W_q.T, the column habit of problem set 1. With tokens in rows the "
+                    "pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v",
+                    transposed="qkv"),
+            variant("unstable softmax", layer_variant, OVERFLOW, 0.5, stable=False),
+            variant("one maximum for the whole matrix", layer_variant, ONE_MAX_ROWS, 0.5,
+                    stable="one max"),
             *swaps(layer_variant, "W_{}", None, "pseudocode step 2"),
           ),
           label="forward"),

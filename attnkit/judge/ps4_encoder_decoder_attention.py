@@ -26,6 +26,8 @@ from attnkit.judge.requirements import (
     shape_is,
     shapes_are,
 )
+from attnkit.judge.softmaxes import softmax_family, softmax_mistakes
+from attnkit.judge.wrong import variant
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps4_encoder_decoder_attention import PROBES as P
 
@@ -89,6 +91,8 @@ def _dims(answers: dict[str, tuple]) -> Callable[[Args], Any]:
 
 
 
+_WEIGHTS = softmax_family("scores", -1)
+
 CHECKS = by_id(
     Check(P["ps4_get_scores"], lambda a: ref.get_scores(a["matrix"], a["vector"]),
           wrong=(
@@ -114,6 +118,10 @@ CHECKS = by_id(
                   "you divided by 2 n = 2 x {n}, not by sqrt({n}) = {sqrt_n}: ** binds tighter "
                   "than /, so scores / n**1/2 is (scores / n) / 2. Write n**0.5 (or n**(1/2)) "
                   "or np.sqrt(n)"),
+            Wrong("divided by n/2", lambda a: np.asarray(a["scores"]) / (a["n"] / 2),
+                  "you divided by n/2 = {n}/2, not by sqrt({n}) = {sqrt_n}: ** binds tighter "
+                  "than /, so n ** 1/2 is (n ** 1) / 2, which equals sqrt(n) only for n = 4 "
+                  "(the notebook's). Write n ** 0.5 (or n ** (1/2)) or np.sqrt(n)"),
           ),
           label="scale"),
     Check(P["ps4_attention_weights"], lambda a: ref.softmax(a["scores"]),
@@ -122,6 +130,13 @@ CHECKS = by_id(
                   "on {case} the largest score is {zmax}: np.exp overflows to inf and inf / inf "
                   "gives nan. Subtract the largest score before np.exp (it changes nothing "
                   "else): you keep half the points", credit=0.5),
+            variant("centred on the mean", _WEIGHTS,
+                    "you subtracted the mean of the scores, not their maximum: on {case} the "
+                    "largest score sits far above the mean, so np.exp still overflows to inf "
+                    "and inf / inf gives nan. Subtract the largest score (softmax(z) = "
+                    "softmax(z - max z)): every exponent is then at most 0: you keep half the "
+                    "points", 0.5, shift="mean"),
+            *softmax_mistakes(_WEIGHTS, -1, ""),
           ),
           require=(NUMPY_ONLY,),
           label="weights"),
@@ -138,6 +153,12 @@ CHECKS = by_id(
                   lambda a: a["attention_weights"][:, None] * a["hidden_encoder_matrix"],
                   "you weighted each state but did not add them up: sum the {T} weighted rows "
                   "(axis=0) to get one vector of size d = {d}"),
+            Wrong("operands swapped", lambda a: a["hidden_encoder_matrix"] @ a["attention_weights"],
+                  "you computed hidden_encoder_matrix @ attention_weights: weight j then scales "
+                  "column j, a feature, not row j, a token's state, and it raises ValueError "
+                  "when T != d (on '{case}', T = {T} tokens, d = {d}). The context vector is "
+                  "the weighted sum of the rows, attention_weights @ hidden_encoder_matrix "
+                  "(eq. 4)", same_errors=True),
           ),
           label="context"),
     Check(P["ps4_single_query"], lambda a: ref.single_query_attention(
@@ -169,6 +190,12 @@ CHECKS = by_id(
                   "you made one block per column of a block, range(d) with d = {cols}/{n} = "
                   "{block}, instead of one per head, range(h): on '{case}' that gives {block} "
                   "blocks, not {n}. Loop over the heads: [W[:, i*d:(i+1)*d] for i in range(h)]"),
+            Wrong("split into cols/h pieces",
+                  lambda a: np.hsplit(a["W"], a["W"].shape[1] // a["n"]),
+                  "you split W into {cols}/{n} = {block} pieces (np.hsplit(W, cols // h)): the "
+                  "second argument of np.hsplit is the number of pieces, not their width, so "
+                  "on '{case}' you get {block} blocks instead of h = {n}. Write np.hsplit(W, h)",
+                  same_errors=True),
             Wrong("strided columns", lambda a: [a["W"][:, i::a["n"]] for i in range(a["n"])],
                   "W[:, i::h] takes every h-th column; head i takes {block} consecutive columns, "
                   "W[:, i*{block}:(i+1)*{block}] (for '{case}')"),

@@ -80,18 +80,21 @@ def _notebook_mask(N: int) -> np.ndarray:
 
 
 def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf",
-                             empty: str = "zero", after: bool = False, scale: str = "sqrt_Dq",
+                             empty: str = "zero", after: bool | str = False,
+                             scale: str = "sqrt_Dq",
                              axis: int = 0, order: str = "KtQ", biases: str = "qkv",
                              values: str = "V", stable: bool | str = True,
                              swap: Swap | None = None
                              ) -> tuple[np.ndarray, np.ndarray]:
-    """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
+    """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A).
+    ``mask="from D"`` sizes the causal mask by the rows of X (D) instead of its columns."""
     X = a["X"]
     Q, K, V = projections(a, biases, swap)
     S = (K.T @ Q if order == "KtQ" else Q.T @ K) / divisor(scale, D=X.shape[0],
                                                           Dq=Q.shape[0], N=X.shape[1])
-    A = masked_softmax_variant(S, _MASKS[mask](X.shape[1]), fill=fill, empty=empty, after=after,
-                               axis=axis, stable=stable)
+    M = _MASKS["causal"](X.shape[0]) if mask == "from D" else _MASKS[mask](X.shape[1])
+    A = masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
+                               stable=stable)
     return (X if values == "X" else V) @ A, A
 
 
@@ -102,7 +105,7 @@ def positional_variant(a: Args, *, base: float = 10000.0, swap: bool = False,
     D, N = int(a["D"]), int(a["N"])
     n = np.arange(start, start + N)[None, :]
     k = np.arange(D)[:, None]  # row index
-    power = (k // 2) * 2 / D if exponent == "pair" else k / D
+    power = {"pair": (k // 2) * 2 / D, "row": k / D, "twice": (k // 2) * 4 / D}[exponent]
     wavelength = base ** power
     angle = n * wavelength if multiply else n / wavelength
     use_sin = (k % 2 == 0) if layout == "interleaved" else (k < D // 2)
@@ -230,8 +233,16 @@ CHECKS = by_id(
                     "'{case}' X has N = {N} columns, so the 5 x 5 mask does not fit the {N} x "
                     "{N} scores. Take the size from the argument: causal_mask(X.shape[1])",
                     mask="notebook"),
+            variant("mask sized from D", masked_attention_variant,
+                    "your mask is D x D = {D} x {D} (causal_mask(X.shape[0]), the size of one "
+                    "token), but the scores are N x N = {N} x {N}: one row and column per token. "
+                    "Size the mask from the number of tokens, causal_mask(X.shape[1])",
+                    mask="from D"),
             Wrong("mask after the softmax", lambda a: masked_attention_variant(a, after=True),
                   _AFTER_MASK),
+            variant("renormalised after the softmax", masked_attention_variant,
+                    _RENORMALISED.replace("(the hidden test has one of 900) ", ""), 0.5,
+                    after="renormalised", empty="raw"),
             Wrong("masked with 0 instead of -inf",
                   lambda a: masked_attention_variant(a, fill="zero", empty="raw"), _ZERO_MASK),
             Wrong("mask transposed", lambda a: masked_attention_variant(a, mask="transposed"),
@@ -260,6 +271,11 @@ CHECKS = by_id(
                     "rows 2i and 2i + 1 is n / 10000^(2i/D), so the wavelengths grow "
                     "geometrically from 2 pi (rows 0 and 1) towards 10000 x 2 pi"))
               for base in (1000.0, 100.0)),
+            Wrong("pair index doubled", lambda a: positional_variant(a, exponent="twice"), _pe(
+                  "your loop runs over the even rows i = 0, 2, 4, ... (already the 2i of the "
+                  "formula) and still uses the exponent 2i/D, so rows 2k and 2k + 1 get "
+                  "10000^(4k/D). With i the even row index the exponent is i/D: "
+                  "n / 10000^(i/D) for rows i and i + 1")),
             Wrong("row index as exponent", lambda a: positional_variant(a, exponent="row"), _pe(
                   "your cosine rows use their own index in the exponent, 10000^((2i+1)/D); "
                   "each pair of rows 2i and 2i + 1 shares one frequency, 1 / 10000^(2i/D) (the "

@@ -9,8 +9,6 @@ finiteness) explain it.
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -18,10 +16,15 @@ from typing import Any
 import numpy as np
 
 from attnkit.judge.check import Check
+from attnkit.judge.compare import _quietly, decode, same, shape_of
+from attnkit.judge.compare import finite as _finite
+from attnkit.judge.explain import explain
 from attnkit.judge.misconceptions import Raised, describe, run_variant
 from attnkit.judge.requirements import Requirement, broken_requirements, unmet
-from attnkit.judge.wrong import Wrong, pairs
-from attnkit.kernel.cases import Args, Case
+from attnkit.kernel.cases import Case
+
+__all__ = ["TAMPERED", "Verdict", "_finite", "decode", "drawn_cases", "judge", "same",
+           "shape_of"]
 
 
 @dataclass
@@ -37,203 +40,6 @@ class Verdict:
     def full(self) -> bool:
         return self.score >= self.points
 
-
-def decode(value: Any) -> Any:
-    """Inverse of ``attnkit.probe.encode``; tolerant of hostile payloads."""
-    if not isinstance(value, dict):
-        raise ValueError("malformed probe record")
-    if "items" in value:
-        return [decode(v) for v in value["items"][:64]]
-    shape = tuple(int(s) for s in value["shape"])
-    raw = base64.b64decode(value["b64"], validate=True)
-    if len(raw) != 8 * int(np.prod(shape, dtype=np.int64)):
-        raise ValueError("probe record size does not match its shape")
-    return np.frombuffer(raw, dtype="<f8").reshape(shape)
-
-
-def same(got: Any, want: Any, slack: Any = 0.0, *, rtol: float = 1e-4,
-         atol: float = 1e-6) -> bool:
-    """Equal up to float tolerance; tuples and lists alike; size-1 axes ignored.
-
-    The tolerance is ``rtol`` plus ``atol`` x (1 + the largest |expected| entry),
-    plus ``slack``: extra absolute tolerance, a number or arrays shaped like ``want``
-    (``judge`` passes the reference's own sensitivity on ill-conditioned cases;
-    slack of another shape is ignored).
-    An array whose first axis has one entry per expected item counts as that list
-    (``np.array(outputs)`` for a list of outputs). A ``Raised`` (an exception in
-    place of a result) matches only another ``Raised``.
-    """
-
-    if isinstance(got, Raised) or isinstance(want, Raised):
-        return isinstance(got, Raised) and isinstance(want, Raised)
-    if got is None or want is None:
-        return got is None and want is None
-    if isinstance(want, (list, tuple)):
-        if isinstance(got, np.ndarray) and got.ndim >= 1 and len(got) == len(want):
-            got = list(got)
-        slacks = slack if isinstance(slack, (list, tuple)) else [slack] * len(want)
-        if len(slacks) != len(want):
-            slacks = [0.0] * len(want)  # slack shaped for another structure: none
-        return (isinstance(got, (list, tuple)) and len(got) == len(want)
-                and all(same(g, w, e, rtol=rtol, atol=atol)
-                        for g, w, e in zip(got, want, slacks, strict=True)))
-    try:
-        if isinstance(got, (list, tuple)):
-            got = np.stack([np.asarray(g, dtype=float) for g in got])
-        got = np.squeeze(np.asarray(got, dtype=float))
-        want = np.squeeze(np.asarray(want, dtype=float))
-        extra = np.nan_to_num(np.squeeze(np.asarray(slack, dtype=float)), nan=0.0, posinf=0.0)
-    except (ValueError, TypeError):
-        return False
-    if got.shape != want.shape:
-        return False
-    if extra.shape not in ((), want.shape):
-        extra = 0.0  # slack shaped for another result: none
-    finite = np.abs(want[np.isfinite(want)])
-    scale = 1.0 + (finite.max() if finite.size else 0.0)
-    with np.errstate(all="ignore"):
-        close = np.isclose(got, want, rtol=rtol, atol=atol * scale + extra, equal_nan=True)
-    return bool(np.all(close))
-
-
-def shape_of(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        inner = f" arrays of shape {np.shape(value[0])}" if value else ""
-        return f"a list of {len(value)}{inner}"
-    return f"shape {np.shape(value)}"
-
-
-def _shape(value: Any) -> tuple:
-    """Shape with size-1 axes dropped; lists as a leading axis."""
-    if isinstance(value, (list, tuple)):
-        return (len(value), *(_shape(value[0]) if value else ()))
-    return np.squeeze(np.asarray(value, dtype=float)).shape
-
-
-def _quietly(fn: Callable[[Args], Any], args: Args) -> Any:
-    with np.errstate(all="ignore"):
-        return fn(args)
-
-
-
-# ------------------------------------------------------------ verdicts
-
-
-def _explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
-             expected: list[Any], slack: list[Any] | None = None
-             ) -> tuple[str, float, str | None]:
-    """Why a check failed: (hint, fraction of the points kept, misconception name).
-
-    A known misconception that matches every case names the mistake; otherwise
-    invariants do (crash, overflow, notebook-only, shape, inf/nan, weights that
-    do not sum to 1, True/False, values), with the numbers of the first failing case.
-    ``slack`` is the per-case extra tolerance ``judge`` allowed (ill-conditioned cases).
-    """
-    close = partial(same, rtol=check.rtol, atol=check.atol)
-    first = next(i for i, passed in enumerate(ok) if not passed)
-    case, value, want = cases[first], got[first], expected[first]
-    facts = describe(case)
-    order = [first] + [i for i in range(len(cases)) if i != first]  # most variants differ there
-    for wrong in check.wrong:  # one known mistake, then two in one function
-        if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack):
-            return wrong.message(facts), wrong.credit, wrong.name
-    for both in pairs(check.wrong):
-        if _matches(both, cases, got, order, close, slack):
-            return both.message(facts), both.credit, both.name
-
-    def parts(v: Any) -> list[np.ndarray]:
-        items = v if isinstance(v, (list, tuple)) else [v]
-        return [np.asarray(p, dtype=float) for p in items]
-
-    def finite(v: Any) -> bool:
-        try:
-            return _finite(v)
-        except (ValueError, TypeError):  # ragged nested lists
-            return False
-
-    pinned = [p for p, c in zip(ok, cases, strict=True) if c.pinned]
-    fresh = [p for p, c in zip(ok, cases, strict=True) if not c.pinned]
-    notebook_only = bool(pinned) and all(pinned) and bool(fresh) and not any(fresh)
-    if isinstance(value, Raised):
-        error = value.message
-        if error.startswith("TypeError: returned NoneType"):
-            error = "nothing (None): is the `return` statement missing?"
-            return f"on {case.name} your function returned {error}", 0.0, "error"
-        if notebook_only:
-            return (f"correct on the notebook's data, but on fresh inputs ({case.name}) your "
-                    f"code raised {error[:300]}. The hidden test uses other sizes: compute "
-                    "everything from the arguments, with no notebook globals (such as N, D, "
-                    "n or a weight matrix) and no sizes typed in", 0.0, "hard-coded")
-        return f"your code raised {error[:300]} on {case.name}", 0.0, "error"
-    if all(p or c.large for p, c in zip(ok, cases, strict=True)) and not finite(value):
-        where = f" (the scores reach {facts['smax']})" if "smax" in facts else (
-            f" (the largest score is {facts['zmax']})" if "zmax" in facts else "")
-        return (f"correct except on {case.name}{where}: your result contains inf or nan "
-                "there. np.exp(z) is inf above z = 709 and 0 below z = -745, so a softmax "
-                "stays finite only when each column (or row) it normalises is shifted by its "
-                "own maximum before np.exp: you keep half the points", 0.5, "overflow")
-    if notebook_only:
-        return (f"correct on the notebook's data but wrong on every fresh input (first: "
-                f"{case.name}): the function must compute everything from its arguments, not "
-                "from notebook globals or numbers typed in, and work for any shape", 0.0,
-                "hard-coded")
-    if _shape(value) != _shape(want):
-        return (f"on {case.name} your result has {shape_of(value)}; expected "
-                f"{shape_of(want)}", 0.0, "wrong shape")
-    if not finite(value):
-        return f"on {case.name} your result contains inf or nan", 0.0, "not finite"
-    if isinstance(want, (bool, np.bool_)):
-        return (f"for the map '{case.name}' you answered {bool(np.ravel(value)[0])}; the "
-                f"right answer is {bool(want)}", 0.0, "wrong answer")
-    for mine, right in zip(parts(value), parts(want), strict=False):
-        mine, right = np.squeeze(mine), np.squeeze(right)
-        if right.size < 2 or mine.shape != right.shape or right.min() < 0:
-            continue
-        for axis in (0, -1):
-            if (np.allclose(right.sum(axis=axis), 1)
-                    and not np.allclose(mine.sum(axis=axis), 1, atol=1e-6)):
-                sums = np.array2string(np.atleast_1d(mine.sum(axis=axis)), precision=3,
-                                       threshold=8)
-                which = ("the sums of your weights are" if right.ndim == 1 else
-                         f"the {'column' if axis == 0 else 'row'} sums of your weights are")
-                return (f"on {case.name} {which} {sums}, not 1: divide the exponentials by "
-                        "their sum along the axis the softmax runs over", 0.0, "not normalised")
-    worst, where = 0.0, ""
-    for k, (mine, right) in enumerate(zip(parts(value), parts(want), strict=False)):
-        mine, right = np.squeeze(mine), np.squeeze(right)
-        if mine.shape == right.shape and mine.size:
-            gap = np.abs(mine - right)
-            index = np.unravel_index(int(np.argmax(gap)), gap.shape)
-            if gap[index] > worst:
-                worst = float(gap[index])
-                label = f"item {k}, " if isinstance(want, (list, tuple)) else ""
-                where = (f" (largest difference {worst:.3g} at {label}entry "
-                         f"{tuple(int(i) for i in index)}: yours {mine[index]:.6g}, expected "
-                         f"{right[index]:.6g})")
-    return (f"on {case.name} your result has the right shape but different values{where}",
-            0.0, "values differ")
-
-
-def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
-             close: Callable[..., bool], slack: list[Any] | None) -> bool:
-    """The variant gives the student's output on every case; a mistake that crashes
-    everywhere (or, with ``same_errors``, anywhere) names something only when every error
-    message is the variant's own."""
-    outs = []
-    for i in order:
-        outs.append(run_variant(wrong.fn, cases[i].args))
-        if not close(got[i], outs[-1], slack[i] if slack else 0.0):
-            return False
-        crashed = isinstance(outs[-1], Raised)
-        if wrong.same_errors and crashed and got[i].message != outs[-1].message:
-            return False
-    return (not all(isinstance(o, Raised) for o in outs)
-            or all(got[i].message == o.message for i, o in zip(order, outs, strict=True)))
-
-
-def _finite(value: Any) -> bool:
-    values = value if isinstance(value, (list, tuple)) else [value]
-    return all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in values)
 
 
 TAMPERED = ("the hidden check's results were tampered with (records that another call "
@@ -373,7 +179,7 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     if all(ok):
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases", ok)
     try:
-        hint, credit, name = _explain(check, cases, got, ok, expected, slack)
+        hint, credit, name = explain(check, cases, got, ok, expected, slack)
     except Exception:  # noqa: BLE001 - a malformed result must not crash grading
         first = next(c for c, passed in zip(cases, ok, strict=True) if not passed)
         hint, credit, name = f"your result on {first.name} is not right", 0.0, "values differ"

@@ -114,7 +114,24 @@ def equivariance_cases(seed: int) -> list[Case]:
     swap[i], swap[j] = j, i
     cases.append(Case(f"{EQUIVARIANT[0]}, tokens {i} and {j} swapped",
                       {"kind": EQUIVARIANT[0], "X": X, "perm": swap, **data}))
+    cases.append(rounding_case(seed, data, 1.0, "ps1_equivariance_rounding"))
+    cases.append(rounding_case(seed, data, 1e6, "ps1_equivariance_large"))
     return cases
+
+
+def rounding_case(seed: int, data: Args, size: float, name: str) -> Case:
+    """An equivariant map whose permuted sums round differently, on entries near ``size``:
+    exact equality calls it not equivariant, and near 1e6 (one rounding step is 1e-10) a
+    fixed absolute tolerance such as 1e-12 does too."""
+    rng = seeded_rng(seed, name)
+    kind, D, N = EQUIVARIANT[1], 4, 6
+    f = equivariance_function({"kind": kind, **data})
+    for _ in range(100):
+        X, perm = size * rng.normal(size=(D, N)), list(rng.permutation(N))
+        if np.any(f(X[:, perm]) != f(X)[:, perm]):
+            break
+    label = "entries near 1e6" if size > 1 else "sums that round differently"
+    return Case(f"{kind}, {label}", {"kind": kind, "X": X, "perm": perm, **data})
 
 
 def equivariance_function(args: Args) -> Callable[[np.ndarray], np.ndarray]:

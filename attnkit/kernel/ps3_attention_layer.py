@@ -26,6 +26,9 @@ def ps3_softmax_cases(seed: int) -> list[Case]:
         Case("fresh 6 x 3", {"X": rng.normal(0, 2, (6, 3))}),
         Case("large logits 3 x 5", {"X": 900 + rng.normal(0, 5, (3, 5))}, large=True),
         Case("rows 900 apart, 4 x 3", {"X": far_apart(rng, (4, 3), axis=1)}, large=True),
+        Case("square 4 x 4, rows 900 apart",
+             {"X": far_apart(seeded_rng(seed, "ps3_softmax_square"), (4, 4), axis=1)},
+             large=True),
     ]
 
 
@@ -68,13 +71,16 @@ def forward_call(targets: tuple, a: Args) -> Any:
 
 def ps3_init_cases(seed: int) -> list[Case]:
     """Three layer sizes, then dims=5 again after another np.random.seed: a layer that draws
-    from np.random must change with it."""
+    from np.random must change with it; last, dims=5 after the first seed again: it must come
+    back."""
     rng = seeded_rng(seed, "ps3_init")
     cases = [Case(f"dims={d}", {"dims": d, "seed": int(rng.integers(2**31))}) for d in (96, 5, 80)]
     again = int(rng.integers(2**31))
     while again == cases[1].args["seed"]:
         again = int(rng.integers(2**31))
     cases.append(Case("dims=5 after another np.random.seed", {"dims": 5, "seed": again}))
+    cases.append(Case("dims=5 after the first np.random.seed again",
+                      {"dims": 5, "seed": cases[1].args["seed"], "repeat": True}))
     return cases
 
 

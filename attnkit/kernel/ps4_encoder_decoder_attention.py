@@ -58,7 +58,15 @@ def ps4_weights_cases(seed: int) -> list[Case]:
             Case("fresh 6 scores", {"scores": rng.normal(0, 2, 6)}),
             Case("large scores", {"scores": 1000 + rng.normal(0, 3, 5)}, large=True),
             Case("fresh 4 scores, numpy only",
-                 {"scores": rng.normal(0, 2, 4), "audit": True})]
+                 {"scores": rng.normal(0, 2, 4), "audit": True}),
+            Case("widely spread large scores", {"scores": spread_scores(seed)}, large=True)]
+
+
+def spread_scores(seed: int) -> np.ndarray:
+    """Four scores near 1000 and one near -4000: the largest sits about 1000 above the mean,
+    so np.exp overflows unless the maximum itself is subtracted."""
+    rng = seeded_rng(seed, "ps4_attention_weights_spread")
+    return rng.permutation(np.append(1000 + rng.normal(0, 3, 4), -4000 + rng.normal(0, 3)))
 
 
 class _Refused:

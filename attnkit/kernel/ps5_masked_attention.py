@@ -87,27 +87,25 @@ def attention_cases(seed: int) -> list[Case]:
                       large=True))
     cases.append(Case("fresh D=3, N=5, D_q=2", {"X": rng.normal(size=(3, 5)),  # the notebook's N
                                                 **attention_params(rng, 3, Dq=2)}))
-    cases.append(Case("large logits D=4, N=6, a masked score 800 above the allowed ones",
-                      _future_far_above(rng, causal), large=True))
+    cases.append(Case("a future score 800 above the allowed ones, D=4, N=6",
+                      future_above(seed, 4, 6), large=True))
     return cases
 
 
-def _future_far_above(rng: np.random.Generator, allowed: np.ndarray,
-                      tries: int = 200) -> Args:
-    """Inputs where, in some column, a masked score passes every allowed one by 800: a
-    softmax over all scores, masked afterwards, underflows that column's allowed weights to
-    0/0. Drawn until it holds (with an allowed score past 710, as every large case), so every
-    seed catches that mistake."""
-    D, N = 4, allowed.shape[0]
-    for _ in range(tries):
-        args = {"X": 25.0 * rng.normal(size=(D, N)), **attention_params(rng, D)}
-        Q = args["beta_q"] + args["omega_q"] @ args["X"]  # D x N
-        K = args["beta_k"] + args["omega_k"] @ args["X"]  # D x N
-        S = K.T @ Q / np.sqrt(D)  # N x N, row m: input, column n: output
+def future_above(seed: int, D: int, N: int) -> Args:
+    """Large-logit inputs where some column has a masked (future) score more than 800 above
+    every allowed score (a softmax taken before masking underflows there) and some allowed
+    score passes 710 (a naive np.exp overflows)."""
+    rng = seeded_rng(seed, "ps5_masked_attention_future")
+    for _ in range(1000):
+        a = {"X": 25 * rng.normal(size=(D, N)), **attention_params(rng, D)}
+        Q, K = a["beta_q"] + a["omega_q"] @ a["X"], a["beta_k"] + a["omega_k"] @ a["X"]
+        S = K.T @ Q / np.sqrt(Q.shape[0])
+        allowed = np.triu(np.ones((N, N), dtype=bool))
         gap = np.where(allowed, -np.inf, S).max(axis=0) - np.where(allowed, S, -np.inf).max(axis=0)
-        if gap.max() > 800 and S[allowed].max() > 710:  # and a naive np.exp overflows
-            return args
-    raise ValueError(f"no draw in {tries} put a masked score 800 above the allowed ones")
+        if gap.max() > 800 and S[allowed].max() > 720:  # a naive np.exp overflows too
+            return a
+    raise ValueError("no draw in 1000 put a future score 800 above the allowed ones")
 
 
 def positional_cases(seed: int) -> list[Case]:
@@ -130,6 +128,14 @@ def equivariance_cases(seed: int) -> list[Case]:
         cases.append(Case(f"fresh D={D}, N={N}, perm {perm}",
                           {"X": rng.normal(size=(D, N)), "perm": perm,
                            **attention_params(rng, D)}))
+    # D = N: a masked_self_attention that mixes D and N up still runs here, so a caller
+    # right given it can show it (follow-through needs a case that does not crash)
+    square = seeded_rng(seed, "ps5_equivariance_square")
+    perm = [int(p) for p in square.permutation(4)]
+    while perm == sorted(perm):
+        perm = [int(p) for p in square.permutation(4)]
+    cases.append(Case(f"fresh D=N=4, perm {perm}", {"X": square.normal(size=(4, 4)), "perm": perm,
+                                                     **attention_params(square, 4)}))
     return cases
 
 

@@ -508,3 +508,83 @@ def check_equivariance_inverse(f, X, perm):
 def check_equivariance_one_side(f, X, perm):
     """Compares f(X[:, perm]) with f(X): the output is never permuted."""
     return bool(np.allclose(f(X[:, perm]), f(X)))
+
+
+# ---------------------------------------------------------------- softmax slips, loops, tolerances
+
+
+@entry("ps1_softmax", wrong="denominator not shifted", says=("unshifted",))
+def softmax_numerator_shifted(items_in):
+    """The maximum subtracted above the fraction bar only."""
+    z = np.asarray(items_in, dtype=float).ravel()
+    return np.exp(z - z.max()) / np.exp(z).sum()
+
+
+@entry("ps1_softmax", wrong="clipped instead of shifted", says=("np.clip",))
+def softmax_clipped(items_in):
+    """Clips the scores to [-700, 700] so np.exp stays finite."""
+    items = np.clip(np.ravel(np.asarray(items_in, dtype=float)), -700, 700)
+    exps = np.exp(items)
+    return exps / np.sum(exps)
+
+
+@entry("ps1_softmax", wrong="overflow hidden by nan_to_num", says=("nan_to_num",))
+def softmax_nan_to_num(items_in):
+    """The unshifted exp, inf and nan replaced afterwards."""
+    with np.errstate(all="ignore"):
+        e = np.exp(np.asarray(items_in, dtype=float))
+        return np.nan_to_num(e / e.sum())
+
+
+@entry("ps1_softmax_cols", wrong="denominator not shifted", says=("unshifted",))
+def softmax_cols_numerator_shifted(data_in):
+    """Column maxima in the numerator, the raw exponentials below."""
+    with np.errstate(all="ignore"):
+        return (np.exp(data_in - data_in.max(axis=0))
+                / np.exp(data_in).sum(axis=0, keepdims=True))
+
+
+@entry("ps1_softmax_cols", wrong="clipped instead of shifted", says=("np.clip",))
+def softmax_cols_clipped(data_in):
+    """Clipped scores, column sums."""
+    e = np.exp(np.clip(data_in, -700, 700))
+    return e / e.sum(axis=0)
+
+
+@entry("ps1_softmax_cols", wrong="overflow hidden by nan_to_num", says=("nan_to_num",))
+def softmax_cols_nan_to_num(data_in):
+    """The unshifted exp per column, inf and nan zeroed."""
+    with np.errstate(all="ignore"):
+        e = np.exp(data_in)
+        return np.nan_to_num(e / e.sum(axis=0, keepdims=True))
+
+
+@entry("ps1_self_attention_loop", wrong="outputs alias one array", says=("same array",))
+def self_attention_loop_reused_buffer(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """One output array zeroed and refilled for every token, appended each time."""
+    keys = [beta_k + omega_k @ x for x in all_x]
+    values = [beta_v + omega_v @ x for x in all_x]
+    out = []
+    x_prime = np.zeros_like(values[0])
+    for x in all_x:
+        q = beta_q + omega_q @ x
+        s = np.array([(k.T @ q).item() for k in keys])
+        a = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+        x_prime[:] = 0
+        for a_m, v_m in zip(a, values):
+            x_prime += a_m * v_m
+        out.append(x_prime)
+    return out
+
+
+@entry("ps1_equivariance", wrong="exact comparison", says=("np.allclose",))
+def check_equivariance_exact(f, X, perm):
+    """np.array_equal: no float tolerance."""
+    return bool(np.array_equal(f(X[:, perm]), f(X)[:, perm]))
+
+
+@entry("ps1_equivariance", wrong="fixed absolute tolerance", says=("absolute tolerance",))
+def check_equivariance_absolute(f, X, perm):
+    """The largest difference against a fixed 1e-12."""
+    difference = f(X[:, perm]) - f(X)[:, perm]
+    return bool(np.max(np.abs(difference)) < 1e-12)

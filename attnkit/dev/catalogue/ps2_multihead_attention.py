@@ -404,3 +404,50 @@ def multihead_general_notebook_globals(X, heads, omega_c):
         V = head["beta_v"] + head["omega_v"] @ X
         outputs.append(V @ softmax_cols(K.T @ Q / np.sqrt(H_D)))
     return omega_c @ np.vstack(outputs)
+
+
+# ---------------------------------------------------------------- arguments mixed up
+
+
+@entry("ps2_multihead_scaled", wrong="another head's parameter", says=("beta_v1",))
+def multihead_head2_with_head1_value_bias(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1,
+                                          beta_k1, omega_v2, omega_q2, omega_k2, beta_v2,
+                                          beta_q2, beta_k2, omega_c):
+    """A copied call: head 2 gets beta_v1."""
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v1, beta_q2, beta_k2)
+    return omega_c @ np.vstack([h1, h2])
+
+
+@entry("ps2_multihead_scaled", wrong="arguments in the wrong order", says=("omega_k",))
+def multihead_head1_keys_for_queries(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1,
+                                     beta_k1, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2,
+                                     beta_k2, omega_c):
+    """Head 1's keys and queries passed the wrong way round."""
+    h1 = single_head_attention(X, omega_v1, omega_k1, omega_q1, beta_v1, beta_k1, beta_q1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.vstack([h1, h2])
+
+
+def _run_head(X, p):
+    return single_head_attention(X, p["omega_v"], p["omega_k"], p["omega_q"],
+                                 p["beta_v"], p["beta_k"], p["beta_q"])
+
+
+@entry("ps2_multihead_general", wrong="arguments in the wrong order", says=("omega_q",))
+def multihead_general_keys_for_queries(X, heads, omega_c):
+    """A helper that passes (k, q) where single_head_attention takes (q, k)."""
+    outs = np.array([_run_head(X, p) for p in heads])
+    return omega_c @ outs.reshape(-1, X.shape[1])
+
+
+@entry("ps2_multihead_general", wrong="first head skipped", says=("heads[0]",))
+def multihead_general_from_one(X, heads, omega_c):
+    """Heads numbered from 1 as in the text: range(1, len(heads))."""
+    outputs = []
+    for h in range(1, len(heads)):
+        head = heads[h]
+        outputs.append(single_head_attention(X, head["omega_v"], head["omega_q"],
+                                             head["omega_k"], head["beta_v"], head["beta_q"],
+                                             head["beta_k"]))
+    return omega_c @ np.vstack(outputs)

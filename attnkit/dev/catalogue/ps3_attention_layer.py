@@ -116,9 +116,11 @@ class SelfAttentionNormalEinsum:
         return weights @ V_out
 
 
-@entry("ps3_init", "ps3_forward")
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "unseeded generator"},
+       says=("np.random.seed",))
 class SelfAttentionGeneratorFloat32:
-    """A numpy Generator for the weights; forward computed in float32."""
+    """An unseeded numpy Generator for the weights (section 2 asks for np.random's, which
+    np.random.seed makes repeatable); forward computed in float32."""
 
     def __init__(self, dims):
         self.dims = dims
@@ -353,3 +355,59 @@ class SelfAttentionNotebookDims(SelfAttention):
         return softmax(Q @ K.T / np.sqrt(dims)) @ V @ self.W_o
 ''', _NO_DIMS)
 SelfAttentionNotebookDims = _NO_DIMS["SelfAttentionNotebookDims"]
+
+
+# ---------------------------------------------------------------- softmax slips, generators
+
+
+@entry("ps3_softmax", wrong="denominator not shifted", says=("unshifted",))
+def softmax_rows_numerator_shifted(X):
+    """Row maxima in the numerator only."""
+    with np.errstate(all="ignore"):
+        return np.exp(X - X.max(axis=1, keepdims=True)) / np.exp(X).sum(axis=1, keepdims=True)
+
+
+@entry("ps3_softmax", wrong="clipped instead of shifted", says=("np.clip",))
+def softmax_rows_clipped(X):
+    """Scores clipped to [-700, 700]."""
+    e = np.exp(np.clip(X, -700, 700))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@entry("ps3_softmax", wrong="overflow hidden by nan_to_num", says=("nan_to_num",))
+def softmax_rows_nan_to_num(X):
+    """The unshifted exp, inf and nan replaced by numbers."""
+    with np.errstate(all="ignore"):
+        e = np.exp(X)
+        return np.nan_to_num(e / e.sum(axis=1, keepdims=True))
+
+
+@entry("ps3_softmax", wrong="sums without keepdims", says=("keepdims=True",))
+def softmax_rows_flat_sums(X):
+    """Row maxima kept, row sums flattened: they line up with the columns."""
+    e = np.exp(X - X.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1)
+
+
+@entry("ps3_softmax", wrong="one maximum for the whole matrix; sums without keepdims",
+       says=("two mistakes", "keepdims=True", "one maximum"))
+def softmax_rows_one_max_flat_sums(X):
+    """One maximum for the matrix and row sums without keepdims."""
+    e = np.exp(X - X.max())
+    return e / e.sum(axis=1)
+
+
+@entry("ps3_forward", wrong="weights transposed", says=("x @ W_q.T",))
+class SelfAttentionColumnHabit:
+    """Q, K, V as (W @ x.T).T, problem set 1's columns; W_o used as written."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q, self.W_k, self.W_v, self.W_o = np.random.normal(0.0, 1.0,
+                                                                  size=(4, dims, dims))
+
+    def forward(self, x):
+        Q = (self.W_q @ x.T).T
+        K = (self.W_k @ x.T).T
+        V = (self.W_v @ x.T).T
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o

@@ -301,3 +301,54 @@ DIMENSIONS_FLOAT = values(
 DIMENSIONS_ONE_HEAD_W_O = values(
     "ps4_dimensions", (4, 2), (3, 4), (2, 4), name="dimensions_W_O_from_one_head",
     wrong="W^O from one head", about="One head's d_v rows for W^O")
+
+
+# ---------------------------------------------------------------- slips seen in blind classes
+
+
+@entry("ps4_attention_weights", wrong="centred on the mean", says=("mean",))
+def get_attention_weights_mean_centred(scores):
+    """Centres the scores on their mean: widely spread large scores still overflow."""
+    e = np.exp(scores - np.mean(scores))
+    return e / e.sum()
+
+
+@entry("ps4_attention_weights", wrong="denominator not shifted", says=("unshifted",))
+def get_attention_weights_numerator_shifted(scores):
+    """Shifted numerator over the raw exponentials."""
+    with np.errstate(all="ignore"):
+        return np.exp(scores - np.max(scores)) / np.sum(np.exp(scores))
+
+
+@entry("ps4_attention_weights", wrong="clipped instead of shifted", says=("np.clip",))
+def get_attention_weights_clipped(scores):
+    """Clipped to [-700, 700]."""
+    e = np.exp(np.clip(scores, -700, 700))
+    return e / e.sum()
+
+
+@entry("ps4_attention_weights", wrong="overflow hidden by nan_to_num", says=("nan_to_num",))
+def get_attention_weights_nan_to_num(scores):
+    """Unshifted exp, overflow hidden."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        exps = np.exp(scores)
+        weights = exps / np.sum(exps)
+    return np.nan_to_num(weights)
+
+
+@entry("ps4_context_vector", wrong="operands swapped", says=("attention_weights @",))
+def get_context_vector_matrix_first(attention_weights, hidden_encoder_matrix):
+    """H @ alpha: the weights scale the features."""
+    return hidden_encoder_matrix @ attention_weights
+
+
+@entry("ps4_scale_scores", wrong="divided by n/2", says=("n ** 0.5",))
+def scale_scores_precedence_bracketed(scores, n):
+    """n ** 1/2 is (n ** 1) / 2."""
+    return scores / (n ** 1/2)
+
+
+@entry("ps4_split_heads", wrong="split into cols/h pieces", says=("np.hsplit(W, h)",))
+def split_heads_hsplit_width(W, h):
+    """np.hsplit with the block width where the number of pieces goes."""
+    return np.hsplit(W, W.shape[1] // h)

@@ -644,3 +644,40 @@ def equivariance_gaps_moved_encoding(X, perm, omega_v, omega_q, omega_k, beta_v,
         right = _attention(Z, *params, causal=causal)[:, perm]
         gaps.append(np.abs(left - right).max())
     return np.array(gaps)
+
+
+# ---------------------------------------------------------------- slips seen in blind classes
+
+
+@entry("ps5_masked_attention", wrong="mask sized from D", says=("X.shape[1]",))
+def masked_attention_mask_from_rows(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """causal mask of size X.shape[0] = D."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    D = X.shape[0]
+    scores = K.T @ Q / np.sqrt(Q.shape[0])
+    attentions = _softmax_cols(np.where(np.triu(np.ones((D, D), dtype=bool)), scores, -np.inf))
+    return V @ attentions, attentions
+
+
+@entry("ps5_masked_attention", wrong="renormalised after the softmax",
+       says=("before the softmax",))
+def masked_attention_renormalised(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Softmax of every score, the future zeroed, the columns renormalised."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    N = X.shape[1]
+    attentions = _softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    attentions = attentions * np.triu(np.ones((N, N)))
+    with np.errstate(invalid="ignore"):
+        attentions = attentions / attentions.sum(axis=0, keepdims=True)
+    return V @ attentions, attentions
+
+
+@entry("ps5_positional_encoding", wrong="pair index doubled", says=("i/D",))
+def positional_encoding_even_loop(D, N):
+    """Loops over even rows i and still writes 2 * i / D."""
+    Pi = np.zeros((D, N))
+    positions = np.arange(N)
+    for i in range(0, D, 2):
+        Pi[i] = np.sin(positions / 10000 ** (2 * i / D))
+        Pi[i + 1] = np.cos(positions / 10000 ** (2 * i / D))
+    return Pi

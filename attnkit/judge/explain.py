@@ -1,0 +1,161 @@
+"""Why a failing answer fails: a known mistake (or two) that gives it on every case, else
+the facts the outputs show (a crash, notebook-only, overflow, shape, inf/nan, sums, values)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge.check import Check
+from attnkit.judge.compare import _shape, same, shape_of
+from attnkit.judge.compare import finite as _finite
+from attnkit.judge.misconceptions import Raised, describe, run_variant
+from attnkit.judge.wrong import Wrong, pairs
+from attnkit.kernel.cases import Case
+
+
+def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
+             expected: list[Any], slack: list[Any] | None = None
+             ) -> tuple[str, float, str | None]:
+    """Why a check failed: (hint, fraction of the points kept, misconception name).
+
+    A known misconception that matches every case names the mistake; otherwise
+    invariants do (crash, overflow, notebook-only, shape, inf/nan, weights that
+    do not sum to 1, True/False, values), with the numbers of the first failing case.
+    ``slack`` is the per-case extra tolerance ``judge`` allowed (ill-conditioned cases).
+    """
+    close = partial(same, rtol=check.rtol, atol=check.atol)
+    first = next(i for i, passed in enumerate(ok) if not passed)
+    case, value, want = cases[first], got[first], expected[first]
+    facts = describe(case)
+    order = [first] + [i for i in range(len(cases)) if i != first]  # most variants differ there
+    for wrong in check.wrong:  # one known mistake, then two in one function
+        if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack):
+            return wrong.message(facts), wrong.credit, wrong.name
+    for both in pairs(check.wrong):
+        if _matches(both, cases, got, order, close, slack):
+            return both.message(facts), both.credit, both.name
+
+    def parts(v: Any) -> list[np.ndarray]:
+        items = v if isinstance(v, (list, tuple)) else [v]
+        return [np.asarray(p, dtype=float) for p in items]
+
+    def finite(v: Any) -> bool:
+        try:
+            return _finite(v)
+        except (ValueError, TypeError):  # ragged nested lists
+            return False
+
+    pinned = [p for p, c in zip(ok, cases, strict=True) if c.pinned]
+    fresh = [p for p, c in zip(ok, cases, strict=True) if not c.pinned]
+    notebook_only = bool(pinned) and all(pinned) and bool(fresh) and not any(fresh)
+    if isinstance(value, Raised):
+        error = value.message
+        if error.startswith("TypeError: returned NoneType"):
+            error = "nothing (None): is the `return` statement missing?"
+            return f"on {case.name} your function returned {error}", 0.0, "error"
+        if notebook_only:
+            return (f"correct on the notebook's data, but on fresh inputs ({case.name}) your "
+                    f"code raised {error[:300]}. The hidden test uses other sizes: compute "
+                    "everything from the arguments, with no notebook globals (such as N, D, "
+                    f"n or a weight matrix) and no sizes typed in{sizes_named(error, facts)}",
+                    0.0, "hard-coded")
+        return (f"your code raised {error[:300]} on {case.name}{sizes_named(error, facts)}",
+                0.0, "error")
+    if all(p or c.large for p, c in zip(ok, cases, strict=True)) and not finite(value):
+        where = f" (the scores reach {facts['smax']})" if "smax" in facts else (
+            f" (the largest score is {facts['zmax']})" if "zmax" in facts else "")
+        return (f"correct except on {case.name}{where}: your result contains inf or nan "
+                "there. np.exp(z) is inf above z = 709 and 0 below z = -745, so a softmax "
+                "stays finite only when each column (or row) it normalises is shifted by its "
+                "own maximum before np.exp: you keep half the points", 0.5, "overflow")
+    if notebook_only:
+        return (f"correct on the notebook's data but wrong on every fresh input (first: "
+                f"{case.name}): the function must compute everything from its arguments, not "
+                "from notebook globals or numbers typed in, and work for any shape", 0.0,
+                "hard-coded")
+    if _shape(value) != _shape(want):
+        return (f"on {case.name} your result has {shape_of(value)}; expected "
+                f"{shape_of(want)}", 0.0, "wrong shape")
+    if not finite(value):
+        return f"on {case.name} your result contains inf or nan", 0.0, "not finite"
+    if isinstance(want, (bool, np.bool_)):
+        return (f"for the map '{case.name}' you answered {bool(np.ravel(value)[0])}; the "
+                f"right answer is {bool(want)}", 0.0, "wrong answer")
+    for mine, right in zip(parts(value), parts(want), strict=False):
+        mine, right = np.squeeze(mine), np.squeeze(right)
+        if right.size < 2 or mine.shape != right.shape or right.min() < 0:
+            continue
+        for axis in (0, -1):
+            if (np.allclose(right.sum(axis=axis), 1)
+                    and not np.allclose(mine.sum(axis=axis), 1, atol=1e-6)):
+                sums = np.array2string(np.atleast_1d(mine.sum(axis=axis)), precision=3,
+                                       threshold=8)
+                which = ("the sums of your weights are" if right.ndim == 1 else
+                         f"the {'column' if axis == 0 else 'row'} sums of your weights are")
+                return (f"on {case.name} {which} {sums}, not 1: divide the exponentials by "
+                        "their sum along the axis the softmax runs over", 0.0, "not normalised")
+    worst, where = 0.0, ""
+    for k, (mine, right) in enumerate(zip(parts(value), parts(want), strict=False)):
+        mine, right = np.squeeze(mine), np.squeeze(right)
+        if mine.shape == right.shape and mine.size:
+            gap = np.abs(mine - right)
+            index = np.unravel_index(int(np.argmax(gap)), gap.shape)
+            if gap[index] > worst:
+                worst = float(gap[index])
+                label = f"item {k}, " if isinstance(want, (list, tuple)) else ""
+                where = (f" (largest difference {worst:.3g} at {label}entry "
+                         f"{tuple(int(i) for i in index)}: yours {mine[index]:.6g}, expected "
+                         f"{right[index]:.6g})")
+    return (f"on {case.name} your result has the right shape but different values{where}",
+            0.0, "values differ")
+
+
+SIZES = ("D", "N", "Dq", "H", "dims", "n", "T", "d", "d_k")
+_SHAPE = re.compile(r"\((\d+(?:,\s*\d+)*),?\)")
+_SIZE = re.compile(r"size (\d+) is different from (\d+)")
+
+
+def sizes_named(error: str, facts: dict[str, Any]) -> str:
+    """What the shapes in an error message are, in the case's sizes: "(4,4) is D x D, (5,5)
+    is N x N". Only numbers that are a size of the case are named (D and N first)."""
+    def word(n: int) -> str | None:
+        names = [k for k in SIZES if facts.get(k) == n]
+        return names[0] if names and not {"D", "N"} <= set(names) else None
+
+    said = []
+    for match in _SHAPE.finditer(error):
+        dims = [int(x) for x in match.group(1).split(",")]
+        words = [word(x) for x in dims]
+        if all(words):
+            said.append(f"{match.group(0)} is {' x '.join(words)}")  # type: ignore[arg-type]
+    for match in _SIZE.finditer(error):
+        words = [word(int(x)) for x in match.groups()]
+        if all(words):
+            said.append(f"sizes {match.group(1)} and {match.group(2)} are {words[0]} and "
+                        f"{words[1]}, which an @ would need to be equal")
+    if not said:
+        return ""
+    sizes = ", ".join(f"{k} = {facts[k]}" for k in SIZES if k in facts)
+    return f" (with {sizes}: {'; '.join(said)})"
+
+
+def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
+             close: Callable[..., bool], slack: list[Any] | None) -> bool:
+    """The variant gives the student's output on every case; a mistake that crashes
+    everywhere (or, with ``same_errors``, anywhere) names something only when every error
+    message is the variant's own."""
+    outs = []
+    for i in order:
+        outs.append(run_variant(wrong.fn, cases[i].args))
+        if not close(got[i], outs[-1], slack[i] if slack else 0.0):
+            return False
+        crashed = isinstance(outs[-1], Raised)
+        if wrong.same_errors and crashed and got[i].message != outs[-1].message:
+            return False
+    return (not all(isinstance(o, Raised) for o in outs)
+            or all(got[i].message == o.message for i, o in zip(order, outs, strict=True)))

@@ -1,0 +1,78 @@
+"""Softmax mistakes every softmax check shares, as a family of variants.
+
+``softmax_variant(z, axis, shift=, denominator=, keepdims=, clean=)`` is a softmax with one
+or two things done wrong: the shift (none, one maximum for the whole matrix, the mean, a
+clip to [-700, 700]), a denominator left unshifted, sums taken without keepdims, inf and nan
+hidden by ``np.nan_to_num``. Being one family, any two of these compose into one variant
+whose hint names both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from attnkit.judge.wrong import Wrong, variant
+from attnkit.kernel.cases import Args
+
+CLIP = 700.0  # the bound students pick to stay below np.exp's limit, 709
+
+
+def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator: str = "same",
+                    keepdims: bool = True, clean: bool = False) -> np.ndarray:
+    """A softmax along ``axis`` with the shift, the denominator or the sums done wrong."""
+    z = np.asarray(z, dtype=float)
+    shifted = {"line": lambda: z - z.max(axis=axis, keepdims=True),
+               "none": lambda: z,
+               "one max": lambda: z - z.max(),
+               "mean": lambda: z - z.mean(axis=axis, keepdims=True),
+               "clip": lambda: np.clip(z, -CLIP, CLIP)}[shift]()
+    e = np.exp(shifted)
+    below = np.exp(z) if denominator == "unshifted" else e
+    weights = e / below.sum(axis=axis, keepdims=keepdims)
+    return np.nan_to_num(weights) if clean else weights
+
+
+def softmax_family(key: str, axis: int) -> Callable[..., Any]:
+    """``softmax_variant`` on a check's scores ``args[key]``: the family its variants share."""
+    return partial(_on, key=key, axis=axis)
+
+
+def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
+                     keepdims: bool = False) -> list[Wrong]:
+    """The shared softmax mistakes of ``family`` (``softmax_family``); ``line`` is "column",
+    "row" or "" (one vector); ``keepdims`` adds the missing-keepdims variant."""
+    each = f"each {line}'s own maximum" if line else "the largest score"
+    out = [
+        variant("denominator not shifted", family,
+                "you subtracted the maximum in the numerator but divided by the sum of the "
+                "unshifted exponentials, np.exp(z).sum(): the weights then sum to exp(-max z), "
+                "not 1, and that sum still overflows to inf on large scores. Shift once and "
+                "use the same array twice: e = np.exp(z - z.max()); e / e.sum()",
+                denominator="unshifted"),
+        variant("clipped instead of shifted", family,
+                "you clipped the scores (np.clip to [-700, 700]) to keep np.exp finite: on "
+                "{case} scores beyond 700 are flattened to 700 and the weights come out wrong. "
+                f"Subtract {each} instead: softmax(z) = softmax(z - max z) loses nothing",
+                shift="clip"),
+        variant("overflow hidden by nan_to_num", family,
+                "you took np.exp of the unshifted scores and replaced the resulting inf and nan "
+                "with np.nan_to_num: on {case} (the largest score is {zmax}) np.exp overflows, "
+                f"so the weights come out 0 or wrong. Subtract {each} before np.exp instead",
+                shift="none", clean=True),
+    ]
+    if keepdims:
+        out.append(variant(
+            "sums without keepdims", family,
+            f"you divided by the {line} sums taken without keepdims=True: a 1-D array that "
+            f"numpy lines up with the last axis, so on a square matrix {line} i is divided by "
+            "another line's sum, and on other shapes it raises ValueError (on {case}). Write "
+            f"e.sum(axis={axis}, keepdims=True)", keepdims=False))
+    return out
+
+
+def _on(a: Args, *, key: str, axis: int, **kw: Any) -> np.ndarray:
+    return softmax_variant(a[key], axis, **kw)
