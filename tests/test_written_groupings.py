@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -17,33 +16,21 @@ import pytest
 import sqlalchemy as sa
 from helpers.written import load
 from helpers.written_store import QUESTION, scratch_gradebook
-from nbgrader.api import Gradebook, SubmittedAssignment
+from nbgrader.api import SubmittedAssignment
 
 from attnkit.written import groupings, groups, page, store
 
-pytest_plugins = ["helpers.postgres"]  # the real PostgreSQL server: fixture postgres
+# the real PostgreSQL server (postgres) and a fresh gradebook in either (gradebook_url)
+pytest_plugins = ["helpers.postgres", "helpers.gradebooks"]
 Q = QUESTION
 REPO = Path(__file__).resolve().parents[1]
 CLASS = 40
 
 
-@pytest.fixture(scope="module")
-def empty_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An nbgrader gradebook opened once (its first opening is slow): copied per test."""
-    path = tmp_path_factory.mktemp("gradebook") / "gradebook.db"
-    Gradebook(f"sqlite:///{path}").close()
-    return path
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def course(request: pytest.FixtureRequest, tmp_path: Path, empty_sqlite: Path
-           ) -> tuple[Path, str, str]:
+@pytest.fixture
+def course(tmp_path: Path, gradebook_url: str) -> tuple[Path, str, str]:
     """(course root, database URL, assignment): 40 students' labelled answers handed in."""
-    if request.param == "sqlite":
-        shutil.copy(empty_sqlite, tmp_path / "gradebook.db")
-        url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    else:
-        url = request.getfixturevalue("postgres")
+    url = gradebook_url
     assignment = f"ps1_{uuid.uuid4().hex[:8]}"
     students = scratch_gradebook(url, CLASS, assignment)
     root = tmp_path / "course"

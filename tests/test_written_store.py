@@ -5,7 +5,6 @@ other unseen, and claims that keep them apart and expire."""
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 import uuid
@@ -21,7 +20,6 @@ from helpers.written_store import (
     set_by_hand,
 )
 from helpers.xss import MARKDOWN_ATTACKS
-from nbgrader.api import Gradebook
 
 from attnkit.gradedata import AssignmentData, Cell
 from attnkit.pipeline import audit
@@ -29,26 +27,15 @@ from attnkit.written import claims, page, rubric, store
 from attnkit.written import report as written_report
 from attnkit.written.model import Item, Mark, compose, rubric_score
 
-pytest_plugins = ["helpers.postgres"]  # the real PostgreSQL server: fixture postgres
+# the real PostgreSQL server (postgres) and a fresh gradebook in either (gradebook_url)
+pytest_plugins = ["helpers.postgres", "helpers.gradebooks"]
 Q = QUESTION
 
 
-@pytest.fixture(scope="module")
-def empty_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An nbgrader gradebook opened once (its first opening is slow): copied per test."""
-    path = tmp_path_factory.mktemp("gradebook") / "gradebook.db"
-    Gradebook(f"sqlite:///{path}").close()
-    return path
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest, tmp_path: Path, empty_sqlite: Path) -> tuple[str, str]:
+@pytest.fixture
+def db(gradebook_url: str) -> tuple[str, str]:
     """(database URL, assignment): a fresh assignment of 12 students in either database."""
-    if request.param == "sqlite":
-        shutil.copy(empty_sqlite, tmp_path / "gradebook.db")
-        url = f"sqlite:///{tmp_path / 'gradebook.db'}"
-    else:
-        url = request.getfixturevalue("postgres")
+    url = gradebook_url
     assignment = f"ps1_{uuid.uuid4().hex[:8]}"
     scratch_gradebook(url, 12, assignment)
     return url, assignment
