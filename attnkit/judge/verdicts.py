@@ -197,12 +197,12 @@ def _per_case(check: Check, points: float, got: list[Any], cases: list[Case], ok
     notes, named, shares = [], [], []
     for value, case, passed, record in zip(got, cases, ok, records, strict=True):
         if passed:
-            broken = broken_requirements(check.require, [value], [case], [record])
-            if broken:
-                note, credit, names = unmet(broken)
+            share = 1.0
+            if broken := broken_requirements(check.require, [value], [case], [record]):
+                note, share, names = unmet(broken)
                 notes.append(note)
                 named.append(names)
-            shares.append(min((r.credit for r, _ in broken), default=1.0))
+            shares.append(share)
             continue
         shares.append(0.0)
         note = (f"{case.name}: your code raised {value.message[:200]}"
