@@ -117,30 +117,19 @@ GROUPED = sa.Table(
     sa.Column("blank", sa.Boolean, nullable=False),
 )
 
-BATCH = 1000  # statements per round trip of a bulk UPDATE on PostgreSQL
 now = audit.now  # UTC, naive, as the audit stores it
 
 
 @functools.cache
 def engine(db_url: str) -> sa.Engine:
     """One engine per database, once the kit's tables (and the audit's) exist in it."""
-    bind = audit.with_table(_create(db_url))
+    bind = audit.with_table(sa.create_engine(db_url))
     try:
         METADATA.create_all(bind, checkfirst=True)
     except sa.exc.DBAPIError:  # two processes created them at the same moment
         if not all(sa.inspect(bind).has_table(t) for t in METADATA.tables):
             raise
     return bind
-
-
-def _create(db_url: str) -> sa.Engine:
-    """psycopg2 runs an UPDATE of many rows as one round trip per row; in batches of
-    ``BATCH`` statements a rubric change on a class is a few round trips."""
-    url = sa.make_url(db_url)
-    if url.get_backend_name() == "postgresql" and url.get_driver_name() == "psycopg2":
-        return sa.create_engine(url, executemany_mode="values_plus_batch",
-                                executemany_batch_page_size=BATCH)
-    return sa.create_engine(url)
 
 
 def in_use(db_url: str) -> bool:
@@ -347,8 +336,8 @@ def update_rows(conn: sa.Connection, table: sa.Table, key: str, rows: Sequence[d
                 extra: dict | None = None) -> None:
     """Each row's other fields (and ``extra``'s values) set on ``table``'s row whose ``key``
     column is the row's ``key``. On PostgreSQL one statement joined to the rows as arrays
-    (``unnest``): one plan and three parameters, where an executemany costs a statement,
-    and a list of values a parameter, for each row."""
+    (``unnest``): one plan and one parameter per column, where an executemany costs a
+    statement per row."""
     names = [n for n in rows[0] if n != key]
     extra = extra or {}
     if conn.dialect.name != "postgresql":
