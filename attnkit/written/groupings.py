@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,15 +154,10 @@ def _load(root: Path, conn: sa.Connection, assignment: str, grade_id: str, versi
           found: dict[str, str | None] | None = None) -> Base:
     """The table's grouping, with the answers' texts (read from the notebooks if not given)."""
     rows = conn.execute(sa.select(GROUPED).where(*_where(GROUPED, assignment, grade_id))
-                        .order_by(GROUPED.c.student)).all()
+                        .order_by(GROUPED.c.student)).mappings().all()
     if found is None:
         found = texts(root, assignment, grade_id, store.marks(conn, assignment, grade_id))
-    ranked = sorted({(r.rank, r.group_key) for r in rows})
-    return Base(version, {s: found.get(s) for s in sorted(found)},
-                tuple(key for _, key in ranked),
-                {r.student: r.group_key for r in rows},
-                {r.student: r.confidence for r in rows},
-                frozenset(r.group_key for r in rows if r.blank))
+    return _from_rows(version, {s: found.get(s) for s in sorted(found)}, rows)
 
 
 def _rows(assignment: str, grade_id: str, found: dict[str, str | None]) -> list[dict]:
@@ -176,8 +172,8 @@ def _rows(assignment: str, grade_id: str, found: dict[str, str | None]) -> list[
             for i, s in enumerate(students)]
 
 
-def _from_rows(version: int, found: dict[str, str | None], rows: list[dict]) -> Base:
-    """The Base of the rows ``_make`` just wrote, without reading them back."""
+def _from_rows(version: int, found: dict[str, str | None], rows: Sequence[Mapping]) -> Base:
+    """The Base of a grouping's rows: read from the table, or just written by ``_make``."""
     return Base(version, found, tuple(dict.fromkeys(r["group_key"] for r in sorted(
                     rows, key=lambda r: r["rank"]))),
                 {r["student"]: r["group_key"] for r in rows},
