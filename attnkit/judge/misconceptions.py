@@ -210,8 +210,11 @@ def loop_variant(a: Args, **kw: Any) -> list[np.ndarray]:
     return [X_prime[:, [n]] for n in range(X_prime.shape[1])]
 
 
-QKV_ORDER = {"omega_v": "omega_q", "omega_q": "omega_k", "omega_k": "omega_v",
-             "beta_v": "beta_q", "beta_q": "beta_k", "beta_k": "beta_v"}  # v, q, k <- q, k, v
+def in_order(head: Args, order: str) -> Args:
+    """A head's matrices passed in the ``order`` of their roles (say "qkv") to a v, q, k
+    signature: the matrix for each slot of the signature."""
+    return {f"{p}_{slot}": head[f"{p}_{role}"] for p in ("omega", "beta")
+            for slot, role in zip("vqk", order, strict=True)}
 
 
 def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
@@ -225,8 +228,7 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
     used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \
         else heads
     if order != "vqk":
-        used = [{f"{p}_{slot}": h[f"{p}_{role}"] for p in ("omega", "beta")
-                 for slot, role in zip("vqk", order, strict=True)} for h in used]
+        used = [in_order(h, order) for h in used]
     outs = [attention_variant({"X": X, **h}, scale=scale, stable=stable)[0] for h in used]
     if reverse:
         outs = outs[::-1]

@@ -12,12 +12,12 @@ from attnkit.judge.check import Check, Sample, by_id
 from attnkit.judge.misconceptions import (
     ONE_MAX_COLS,
     OVERFLOW,
-    QKV_ORDER,
     SCALE_UDL,
     UDL_PARAMS,
     Wrong,
     attention_variant,
     first,
+    in_order,
     multihead_variant,
     scaled,
     scales,
@@ -109,17 +109,10 @@ _SIDE_BY_SIDE = (
 _sa = first(attention_variant)
 
 
-def _misordered(a: Args, h: int) -> np.ndarray:
-    """Head ``h`` (0 for head 1) passed its matrices in the order q, k, v."""
-    heads = _two_heads(a)
-    heads[h] = {k: heads[h][QKV_ORDER[k]] for k in QKV_ORDER}
-    return multihead_variant(a["X"], heads, a["omega_c"])
-
-
 def _qkv_order(h: int) -> Wrong:
     n = h + 1
     return Wrong(
-        f"head {n}: arguments in q, k, v order", lambda a: _misordered(a, h),
+        f"head {n}: arguments in q, k, v order", partial(_mh_head, h=h, order="qkv"),
         f"your result matches passing head {n}'s matrices in the order q, k, v (the order of "
         "the data cell) to single_head_attention, whose parameters are (X, omega_v, omega_q, "
         f"omega_k, beta_v, beta_q, beta_k): the values were computed with omega_q{n}, the "
@@ -171,8 +164,7 @@ _FIRST_SKIPPED = (
 def _mh_head(a: Args, h: int, order: str) -> np.ndarray:
     """Head ``h`` (0 for head 1) passed its matrices in ``order``."""
     heads = _two_heads(a)
-    heads[h] = {f"{p}_{slot}": heads[h][f"{p}_{role}"] for p in ("omega", "beta")
-                for slot, role in zip("vqk", order, strict=True)}
+    heads[h] = in_order(heads[h], order)
     return multihead_variant(a["X"], heads, a["omega_c"])
 
 
