@@ -135,13 +135,6 @@ def one_max_softmax(z: np.ndarray, axis: int = 0) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def min_shift_softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Shifted by the smallest score: every exponent is >= 0, so a spread above 709 is inf."""
-    z = np.asarray(z, dtype=float)
-    e = np.exp(z - z.min(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
 def softmax_of(stable: bool | str) -> Callable[..., np.ndarray]:
     """The softmax a variant uses: stable (per line), naive, or "one max" for the matrix."""
     if stable == "one max":

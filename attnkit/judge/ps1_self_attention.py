@@ -15,7 +15,6 @@ from attnkit.judge.misconceptions import (
     attention_variant,
     global_softmax,
     loop_variant,
-    min_shift_softmax,
     naive_softmax,
     one_max_softmax,
     scaled,
@@ -24,7 +23,7 @@ from attnkit.judge.misconceptions import (
     udl_common,
 )
 from attnkit.judge.requirements import Requirement, shape_is
-from attnkit.judge.softmaxes import softmax_family, softmax_mistakes
+from attnkit.judge.softmaxes import softmax_family, softmax_mistakes, softmax_variant
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
@@ -84,7 +83,8 @@ CHECKS = by_id(
                   "gives nan. Subtract the largest score before np.exp (softmax(z) = "
                   "softmax(z - max z), so nothing else changes): you keep half the points",
                   credit=0.5),
-            Wrong("smallest score subtracted", lambda a: min_shift_softmax(a["items_in"]),
+            Wrong("smallest score subtracted",
+                  lambda a: softmax_variant(a["items_in"], shift="min"),
                   "on {case} the scores run from {zmin} to {zmax}: you subtracted the smallest "
                   "score, so every exponent is at least 0: np.exp(z - min z) reaches "
                   "exp({zspan}) = inf (np.exp overflows above 709) and inf / inf gives nan. "

@@ -1,9 +1,9 @@
 """Softmax mistakes every softmax check shares, as a family of variants.
 
 ``softmax_variant(z, axis, shift=, denominator=, keepdims=, clean=)`` is a softmax with one
-or two things done wrong: the shift (none, one maximum for the whole matrix, the mean, a
-clip to [-700, 700]), a denominator left unshifted, sums taken without keepdims, inf and nan
-hidden by ``np.nan_to_num``. Being one family, any two of these compose into one variant
+or two things done wrong: the shift (none, one maximum for the whole matrix, the mean, the
+minimum, a clip to [-700, 700]), a denominator left unshifted, sums taken without keepdims,
+inf and nan hidden by ``np.nan_to_num``. Being one family, any two of these compose into one variant
 whose hint names both.
 """
 
@@ -29,6 +29,7 @@ def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator:
                "none": lambda: z,
                "one max": lambda: z - z.max(),
                "mean": lambda: z - z.mean(axis=axis, keepdims=True),
+               "min": lambda: z - z.min(axis=axis, keepdims=True),
                "clip": lambda: np.clip(z, -CLIP, CLIP)}[shift]()
     e = np.exp(shifted)
     below = np.exp(z) if denominator == "unshifted" else e
