@@ -145,12 +145,16 @@ _AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave
                "masked entries, so once they are set to 0 each column sums to less than 1. "
                "Mask the scores before the softmax: put -inf where the mask is False, so "
                "exp(-inf) = 0 and the allowed weights alone sum to 1")
-_RENORMALISED = ("you took the softmax of every score, then zeroed the masked weights and "
-                 "divided by what was left. In exact arithmetic that is right, but where a masked "
-                 "score is far above the allowed ones (the hidden test has one of 900) their "
-                 "weights underflow to 0 before you renormalise, and the column loses all its "
-                 "weight. Mask the scores "
-                 "before the softmax (np.where(mask, scores, -np.inf)): you keep half the points")
+def _renormalised(example: str = "") -> str:
+    """The late-masking hint; ``example`` names the check's own far-above case."""
+    return ("you took the softmax of every score, then zeroed the masked weights and "
+            "divided by what was left. In exact arithmetic that is right, but where a masked "
+            f"score is far above the allowed ones{example} their weights underflow to 0 "
+            "before you renormalise, and the column loses all its weight. Mask the scores "
+            "before the softmax (np.where(mask, scores, -np.inf)): you keep half the points")
+
+
+_RENORMALISED = _renormalised(" (the hidden test has one of 900)")
 _ZERO_MASK = ("you replaced the masked scores by 0, but a score of 0 still gets weight "
               "exp(0) = 1 before normalising, so masked entries keep a share. Replace them by "
               "-inf (np.where(mask, scores, -np.inf)): exp(-inf) = 0")
@@ -241,7 +245,7 @@ CHECKS = by_id(
             Wrong("mask after the softmax", lambda a: masked_attention_variant(a, after=True),
                   _AFTER_MASK),
             variant("renormalised after the softmax", masked_attention_variant,
-                    _RENORMALISED.replace("(the hidden test has one of 900) ", ""), 0.5,
+                    _renormalised(), 0.5,
                     after="renormalised", empty="raw"),
             Wrong("masked with 0 instead of -inf",
                   lambda a: masked_attention_variant(a, fill="zero", empty="raw"), _ZERO_MASK),
