@@ -144,18 +144,15 @@ def ps4_single_query_cases(seed: int) -> list[Case]:
         cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}" + (" large logits" if large else ""),
                           {"query_token": query, "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
                            "W_V": W_V}, large=large))
-    T, d, dk = 4, 3, 4  # T = d_v: a context vector that only runs on square matrices runs
-    tokens = rng.normal(size=(T, d))
-    W_Q, W_K, W_V = (rng.normal(size=(d, dk)) for _ in range(3))
-    cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}", {
-        "query_token": tokens[rng.integers(T)], "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
-        "W_V": W_V}))
-    T, d, dk, dv = 5, 4, 3, 6  # d_v != d_k: scaling by the values' size shows
-    tokens = rng.normal(size=(T, d))
-    W_Q, W_K, W_V = rng.normal(size=(d, dk)), rng.normal(size=(d, dk)), rng.normal(size=(d, dv))
-    cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}, d_v={dv}", {
-        "query_token": tokens[rng.integers(T)], "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
-        "W_V": W_V}))
+    # T = d_v: a context vector that only runs on square matrices runs; then d_v != d_k:
+    # scaling by the values' size shows
+    for T, d, dk, dv in ((4, 3, 4, 4), (5, 4, 3, 6)):
+        tokens = rng.normal(size=(T, d))
+        W_Q, W_K, W_V = (rng.normal(size=(d, k)) for k in (dk, dk, dv))
+        cases.append(Case(f"fresh {T} tokens, d={d}, d_k={dk}" + (f", d_v={dv}" if dv != dk
+                                                                   else ""), {
+            "query_token": tokens[rng.integers(T)], "tokens": tokens, "W_Q": W_Q, "W_K": W_K,
+            "W_V": W_V}))
     return cases
 
 

@@ -97,11 +97,11 @@ def future_above(seed: int, D: int, N: int) -> Args:
     every allowed score (a softmax taken before masking underflows there) and some allowed
     score passes 710 (a naive np.exp overflows)."""
     rng = seeded_rng(seed, "ps5_masked_attention_future")
+    allowed = np.triu(np.ones((N, N), dtype=bool))
     for _ in range(1000):
         a = {"X": 25 * rng.normal(size=(D, N)), **attention_params(rng, D)}
         Q, K = a["beta_q"] + a["omega_q"] @ a["X"], a["beta_k"] + a["omega_k"] @ a["X"]
         S = K.T @ Q / np.sqrt(Q.shape[0])
-        allowed = np.triu(np.ones((N, N), dtype=bool))
         gap = np.where(allowed, -np.inf, S).max(axis=0) - np.where(allowed, S, -np.inf).max(axis=0)
         if gap.max() > 800 and S[allowed].max() > 720:  # a naive np.exp overflows too
             return a
