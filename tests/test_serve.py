@@ -261,6 +261,12 @@ def test_final_autograde_gives_the_same_grades(crashed) -> None:
                  check=False)
     assert re.search(r"graded 8, skipped 0, failed 0", result.stdout), result.stdout
     with Gradebook(db_url(root)) as gb:
-        final = {s.student.id: s.score for s in gb.find_assignment(A).submissions}
+        submissions = gb.find_assignment(A).submissions
+        final = {s.student.id: s.score for s in submissions}
+        lost = {s.student.id: {g.name: g.score for g in s.notebooks[0].grades
+                               if g.score is not None and g.score < g.max_score}
+                for s in submissions}
     assert final == served
-    assert 9.0 in served.values() and min(served.values()) < 9.0  # both kinds compared
+    # right and wrong answers, both kinds compared; the same code scores the same for every
+    # student (their grading seeds differ), so one total each
+    assert len(set(served.values())) == 2, f"the cells that lost points: {lost}"
