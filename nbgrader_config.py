@@ -11,6 +11,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import (
     AssignLatePenalties,
+    CheckCellMetadata,
     ClearOutput,
     DeduplicateIds,
     GetGrades,
@@ -40,7 +41,6 @@ from attnkit.pipeline.preprocessors import (
     ScrubHiddenOutputs,
 )
 from attnkit.pipeline.sanitize import NeutraliseActiveContent
-from attnkit.upstream.schema import CompiledCheckCellMetadata
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
 # nbgrader runs this file up to three times in one process: start from the kit's own checks
@@ -99,7 +99,7 @@ c.Autograde.sanitize_preprocessors = [
     RestoreDeletedCells,  # forged graded cells dropped, deleted cells put back
     OverwriteKernelspec,
     OverwriteCells,
-    CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
+    CheckCellMetadata,
 ]
 c.Autograde.autograde_preprocessors = [
     ResilientExecute,
@@ -111,7 +111,7 @@ c.Autograde.autograde_preprocessors = [
     LimitOutput,
     audit.AuditedSaveAutoGrades,  # nbgrader's SaveAutoGrades + the regrade audit
     AssignLatePenalties,
-    CompiledCheckCellMetadata,  # nbgrader's check, its schema compiled once
+    CheckCellMetadata,
 ]
 # Follow-through: a cell right given the student's own (wrong) helpers keeps this fraction of
 # its points, the helper's mistake charged once, at the helper (docs/grading.md); 0 turns it off.

@@ -14,7 +14,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from helpers.course import BIN, ROOT
-from nbconvert.preprocessors import Preprocessor
 
 from attnkit import upstream
 
@@ -27,17 +26,6 @@ def canary(hook: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
         CANARIES.setdefault(hook, test)
         return test
     return register
-
-
-class Unchanged(Preprocessor):
-    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
-        return nb, resources
-
-
-class Invalid(Preprocessor):
-    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
-        nb.cells[0].source = 5  # not text
-        return nb, resources
 
 
 def params(function: Callable) -> list[str]:
@@ -68,32 +56,6 @@ def test_gradebook_opens_and_closes_as_shared_engine_assumes(
         assert a.db is not b.db
 
 
-@canary("validate_once")
-def test_exporter_validates_after_each_preprocessor_through_one_method() -> None:
-    from nbconvert.exporters import Exporter, NotebookExporter
-
-    from attnkit.upstream.execution import GradingExporter
-
-    assert "self._validate_preprocessor(" in source(Exporter._preprocess)
-    assert "self._preprocessors" in source(Exporter._preprocess)
-    assert params(Exporter._validate_preprocessor) == ["self", "nbc", "preprocessor"]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
-    validate, calls = nbformat.validate, []
-    counted, steps = {}, 0
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(nbformat, "validate", lambda *a, **k: calls.append(1) or validate(*a, **k))
-        for exporter_class in (NotebookExporter, GradingExporter):
-            calls.clear()
-            exporter = exporter_class(preprocessors=[Unchanged] * 4)
-            output, _ = exporter.from_notebook_node(nb)
-            counted[exporter_class], steps = len(calls), len(exporter._preprocessors)
-            assert nbformat.reads(output, 4).cells[0].source == "1 + 1"
-    assert steps >= 4  # nbconvert's defaults (disabled) and the four above
-    assert counted == {NotebookExporter: steps + 1, GradingExporter: 1 + 1}  # + writing
-    with pytest.raises(nbformat.ValidationError):
-        GradingExporter(preprocessors=[Invalid, Unchanged]).from_notebook_node(nb)
-
-
 @canary("prompt_client")
 def test_kernel_client_waits_for_ready_in_one_overridable_method() -> None:
     from jupyter_client.asynchronous import AsyncKernelClient
@@ -117,19 +79,6 @@ def test_execute_starts_kernels_through_the_methods_kernel_start_wraps() -> None
         assert callable(getattr(Execute, name, None)), name
     assert "self.km" in source(NotebookClient.__init__)
     assert "kernel_manager_class" in Execute.class_traits()
-
-
-@canary("compiled_schema")
-def test_metadata_validator_has_the_schema_attributes_compiled_schema_reads() -> None:
-    from nbgrader.nbgraderformat import MetadataValidator
-
-    from attnkit.upstream.schema import CompiledMetadataValidator
-
-    validator = MetadataValidator()
-    assert isinstance(validator.schema, dict) and isinstance(validator.schema_version, int)
-    assert callable(validator.validate_cell) and callable(validator.validate_nb)
-    master = next((ROOT / "source").glob("*/*.ipynb"))
-    CompiledMetadataValidator().validate_nb(nbformat.read(master, as_version=4))
 
 
 @canary("warm_kernels")
@@ -272,23 +221,27 @@ def test_every_hook_was_checked_on_the_locked_releases() -> None:
 
 def test_a_hook_steps_aside_on_a_release_it_does_not_know(
         monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    from attnkit import course
-    from attnkit.grading import grader
+    from nbconvert.exporters import HTMLExporter
+
+    from attnkit.upstream.pages import OneParseHTMLExporter
 
     monkeypatch.delenv(upstream.SWITCH, raising=False)
     monkeypatch.setattr(upstream, "version",
                         lambda name: "7.18.0" if name == "nbconvert" else version(name))
+    stock = []
+    monkeypatch.setattr(HTMLExporter, "from_notebook_node",
+                        lambda self, nb, resources=None, **kw: stock.append(1) or ("", {}))
     upstream._unknown_release.cache_clear()
     try:
         with caplog.at_level("WARNING", logger=upstream.__name__):
-            config = course.load_config(ROOT)
-            extra = grader.pipeline_config(config, None)
-            grader.pipeline_config(config, None)
-        assert upstream.enabled("validate_once") and not upstream.applies("validate_once")
-        assert "exporter_class" not in extra.Autograde  # nbconvert's own exporter runs
+            nb = nbformat.v4.new_notebook()
+            OneParseHTMLExporter().from_notebook_node(nb)
+            OneParseHTMLExporter().from_notebook_node(nb)
+        assert upstream.enabled("one_parse") and not upstream.applies("one_parse")
+        assert stock == [1, 1]  # nbconvert's own exporter runs
         assert upstream.applies("prompt_client")  # hooks on other libraries stay
         said = [r.getMessage() for r in caplog.records]
-        assert said == ["attnkit: hook validate_once steps aside: nbconvert 7.18.0 is not the "
+        assert said == ["attnkit: hook one_parse steps aside: nbconvert 7.18.0 is not the "
                         "7.17.x it was checked on; the stock path runs"], said
     finally:
         upstream._unknown_release.cache_clear()
@@ -315,27 +268,21 @@ def test_a_misspelt_switch_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
     """With every hook off the grading config holds nothing of ``attnkit.upstream``."""
     from nbgrader.api import Gradebook
-    from nbgrader.preprocessors import CheckCellMetadata
 
     from attnkit import course
     from attnkit.grading import grader
     from attnkit.upstream.gradebook import shared_engine
-    from attnkit.upstream.schema import CompiledCheckCellMetadata
 
     monkeypatch.setenv(upstream.SWITCH, "none")
     config = course.load_config(ROOT)
     extra = grader.pipeline_config(config, None)
     modules = {cls.__module__ for cls in extra.Autograde.autograde_preprocessors}
     assert grader.pipeline_config.__module__ not in modules  # no class made at run time
-    assert "exporter_class" not in extra.Autograde and "AsyncKernelManager" not in extra
+    assert "AsyncKernelManager" not in extra
     assert extra.SandboxProvisioner.warm_start is False
-    calls = []
-    monkeypatch.setattr(CheckCellMetadata, "preprocess", lambda self, nb, r: calls.append(1))
-    CompiledCheckCellMetadata().preprocess(nbformat.v4.new_notebook(), {})
-    assert calls == [1]  # nbgrader's own check, not the compiled one
     stock_init = Gradebook.__init__
     with shared_engine():
         assert Gradebook.__init__ is stock_init
     monkeypatch.setenv(upstream.SWITCH, "all")
     extra = grader.pipeline_config(config, None)
-    assert extra.Autograde.exporter_class.__module__ == "attnkit.upstream.execution"
+    assert extra.AsyncKernelManager.client_factory.__module__ == "attnkit.upstream.execution"

@@ -22,7 +22,7 @@ from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
 from attnkit import sandbox
-from attnkit.upstream.execution import GradingExporter, KernelStart, PromptClient
+from attnkit.upstream.execution import KernelStart, PromptClient
 
 KERNEL_ENV = "ATTNKIT_KERNEL"
 
@@ -66,8 +66,6 @@ def pipeline_config(config: Config, kernel: str | None,
                                                    *kernel_arguments]
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
-    if upstream.applies("validate_once"):
-        extra.Autograde.exporter_class = GradingExporter
     extra.Autograde.pre_convert_hook = None  # the coordinator has run intake already
     extra.merge(kernel_start_config(config))
     return extra

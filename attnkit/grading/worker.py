@@ -18,13 +18,13 @@ with frozen_imports():
     import nbformat
     from nbconvert.filters.highlight import Highlight2HTML
     from nbgrader.coursedir import CourseDirectory
+    from nbgrader.nbgraderformat import MetadataValidator
     from sqlalchemy.orm import configure_mappers
     from traitlets.utils.importstring import import_item
 
     import attnkit.grading.grader  # noqa: F401
     from attnkit import course
     from attnkit.pipeline import feedback, fingerprint
-    from attnkit.upstream.schema import CompiledMetadataValidator
 
     # First-use work each worker would otherwise repeat, into caches that cannot go stale:
     # the files that define the kit's checks (by path and modification time), the regular
@@ -58,7 +58,7 @@ def warm_course(root: Path) -> None:
         for path in sorted(release.glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
             nbformat.validate(nb)
-            CompiledMetadataValidator().validate_nb(nb)
+            MetadataValidator().validate_nb(nb)
             # as the grading kernel sets it: the lexer is part of the coloured code's key
             nb.metadata.language_info = {"name": "python", "pygments_lexer": "ipython3"}
             for cell in nb.cells:  # what nbgrader's GetGrades adds for the template

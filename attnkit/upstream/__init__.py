@@ -50,11 +50,6 @@ HOOKS = {
         "one SQLAlchemy engine per worker instead of ~9 per notebook (schema check and "
         "statement compilation each time)",
         (("nbgrader", "0.9"), ("SQLAlchemy", "2.1"))),
-    "validate_once": Hook(
-        "nbconvert.exporters.Exporter: _preprocess(nb, resources) runs self._preprocessors and "
-        "calls _validate_preprocessor(nb, preprocessor) after each one",
-        "the notebook's schema checked once after the pipeline, not after each of ~15 steps",
-        (("nbconvert", "7.17"),)),
     "prompt_client": Hook(
         "jupyter_client.asynchronous.AsyncKernelClient: wait_for_ready(timeout) is the only "
         "readiness wait; _handle_kernel_info_reply(msg) and _async_is_alive() exist",
@@ -67,11 +62,6 @@ HOOKS = {
         "a kernel that fails to start is started again (up to 3 times) instead of failing "
         "the submission; kernel banners stay off the terminal",
         (("nbclient", "0.11"), ("jupyter_client", "8.10"))),
-    "compiled_schema": Hook(
-        "nbgrader.nbgraderformat: BaseMetadataValidator.schema / schema_version and "
-        "validate_cell(cell); MetadataValidator.validate_nb(nb)",
-        "nbgrader's cell-metadata schema compiled once per process, ~30 ms per notebook",
-        (("nbgrader", "0.9"), ("jsonschema", "4.26"))),
     "warm_kernels": Hook(
         "jupyter_client.provisioning.LocalProvisioner: launch_kernel sets process, pid and "
         "pgid; kill/wait/cleanup/poll go through self.process (a Popen-like object)",

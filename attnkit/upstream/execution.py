@@ -1,5 +1,5 @@
-"""Hooks ``kernel_retry``, ``prompt_client`` and ``validate_once``: how the kit's grading
-processes start kernels, wait for them, and check the graded notebook (see ``HOOKS``)."""
+"""Hooks ``kernel_retry`` and ``prompt_client``: how the kit's grading processes start
+kernels and wait for them (see ``HOOKS``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ import queue
 import subprocess
 import time
 
-import nbformat
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
-from nbconvert.exporters import NotebookExporter
 
 KERNEL_START_ATTEMPTS = 3
 TRANSIENT_START_ERRORS = (RuntimeError, TimeoutError, OSError, zmq.ZMQError)
@@ -66,20 +64,3 @@ class PromptClient(AsyncKernelClient):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Kernel didn't respond in {timeout:.0f} seconds")
 
-
-class GradingExporter(NotebookExporter):
-    """nbconvert's notebook exporter, validating the notebook once after the last
-    preprocessor instead of after every one (about 15 schema checks per pass)."""
-
-    def _validate_preprocessor(self, nbc: nbformat.NotebookNode, preprocessor: object) -> None:
-        pass
-
-    def _preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple:
-        nb, resources = super()._preprocess(nb, resources)
-        try:
-            nbformat.validate(nb, relax_add_props=True)
-        except nbformat.ValidationError:
-            self.log.error("Notebook is invalid after the preprocessors %s",
-                           [type(p).__name__ for p in self._preprocessors])
-            raise
-        return nb, resources
