@@ -171,7 +171,8 @@ def to_item(row: sa.Row) -> Item:
 
 def marks(conn: sa.Connection, assignment: str, grade_id: str,
           students: Iterable[str] | None = None) -> dict[str, Mark]:
-    """Every submitted answer to the question: student -> Mark, in two queries."""
+    """Every submitted answer to the question: student -> Mark, in one query (an answer's
+    row once per rubric item it has, joined to the item)."""
     grade, comment, cell = Grade.__table__, Comment.__table__, BaseCell.__table__.alias("cell")
     scell = BaseCell.__table__.alias("solution_cell")
     cells, nb, snb = GradeCell.__table__, Notebook.__table__, SubmittedNotebook.__table__
@@ -182,7 +183,9 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
                   cells.c.max_score, comment.c.id.label("comment_row"), comment.c.auto_comment,
                   comment.c.manual_comment, ANSWERS.c.id.label("answer_id"), ANSWERS.c.revision,
                   ANSWERS.c.note, ANSWERS.c.graded_by, ANSWERS.c.graded_at,
-                  ANSWERS.c.changed_by, ANSWERS.c.changed_at)
+                  ANSWERS.c.changed_by, ANSWERS.c.changed_at, ITEMS.c.id.label("item_id"),
+                  ITEMS.c.position, ITEMS.c.text, ITEMS.c.points,
+                  ITEMS.c.comment.label("item_comment"))
         .select_from(
             grade.join(cell, grade.c.cell_id == cell.c.id).join(cells, cells.c.id == cell.c.id)
             .join(snb, grade.c.notebook_id == snb.c.id).join(nb, snb.c.notebook_id == nb.c.id)
@@ -195,26 +198,24 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
             .outerjoin(ANSWERS, sa.and_(ANSWERS.c.assignment == asg.c.name,
                                         ANSWERS.c.notebook == nb.c.name,
                                         ANSWERS.c.student == sub.c.student_id,
-                                        ANSWERS.c.grade_id == cell.c.name)))
+                                        ANSWERS.c.grade_id == cell.c.name))
+            .outerjoin(APPLIED, APPLIED.c.answer_id == ANSWERS.c.id)
+            .outerjoin(ITEMS, ITEMS.c.id == APPLIED.c.item_id))
         .where(asg.c.name == assignment, cell.c.name == grade_id))
-    given = (sa.select(APPLIED.c.answer_id, APPLIED.c.item_id)
-             .join(ITEMS, ITEMS.c.id == APPLIED.c.item_id)
-             .where(ITEMS.c.assignment == assignment, ITEMS.c.grade_id == grade_id))
     if students is not None:
-        students = list(students)
-        query = query.where(sub.c.student_id.in_(students))
-        given = given.join(ANSWERS, ANSWERS.c.id == APPLIED.c.answer_id).where(
-            ANSWERS.c.student.in_(students))
-    by_item = {i.id: i for i in items(conn, assignment, grade_id)}
-    applied: dict[int, list[Item]] = {}
-    for answer_id, item_id in conn.execute(given):
-        applied.setdefault(answer_id, []).append(by_item[item_id])
-    found = {}
+        query = query.where(sub.c.student_id.in_(list(students)))
+    rows: dict[str, list[sa.Row]] = {}
     for r in conn.execute(query):
-        found[r.student_id] = Mark(
-            r.student_id, r.notebook, float(r.max_score or 0), r.auto_score, r.manual_score,
-            bool(r.needs_manual_grade), r.auto_comment, r.manual_comment,
-            tuple(sorted(applied.get(r.answer_id, ()), key=lambda i: i.position)), r.note,
+        rows.setdefault(r.student_id, []).append(r)
+    found = {}
+    for student, mine in rows.items():
+        r = mine[0]
+        given = sorted((Item(i.item_id, assignment, grade_id, i.position, i.text, i.points,
+                             i.item_comment) for i in mine if i.item_id is not None),
+                       key=lambda i: i.position)
+        found[student] = Mark(
+            student, r.notebook, float(r.max_score or 0), r.auto_score, r.manual_score,
+            bool(r.needs_manual_grade), r.auto_comment, r.manual_comment, tuple(given), r.note,
             r.revision or 0, r.graded_by, r.graded_at, r.changed_by, r.changed_at, r.grade_row,
             r.comment_row, r.answer_id)
     return found
