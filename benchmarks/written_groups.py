@@ -13,7 +13,11 @@ each labelled by its author with the mark scheme's points), groups each half on 
 * flagged: of the answers to move, how many are among the quarter of the half with the lowest
   confidence, where a TA checking the least sure answers first would find them.
 
-The "tune" half chose the thresholds; the "report" half is the held-out figure.
+Each question is grouped as a whole too (the "all" row: 360 answers, all of them looked at
+while tuning). ``--data DIR`` reads another folder of such files (one ``<question>.jsonl``
+each); a file whose rows have no "tune" and "report" halves (every row ``"half": "fresh"``,
+a held-out set nobody tuned on) is grouped and reported whole, as one row named after its
+rows' half.
 
 Then times grouping a class of ``--size`` answers (default 1,000) of each question, resampled
 with replacement from the question's 360 answers (both halves), each copy lightly edited (a
@@ -21,6 +25,7 @@ word dropped, two letters swapped or a case changed; one in four unchanged): the
 ``--rounds`` calls, against the baseline of one TA action per answer.
 
     .venv/bin/python benchmarks/written_groups.py
+    .venv/bin/python benchmarks/written_groups.py --data tests/data/written_answers_fresh
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from helpers.written import QUESTIONS, load, resample, tally  # noqa: E402
+from helpers.written import DATA, QUESTIONS, load, resample, tally  # noqa: E402
 
 from attnkit.written.groups import group_answers  # noqa: E402
 
@@ -48,12 +53,24 @@ def _flagged(points: list[int], grouping) -> tuple[int, int]:
     return len(wrong & set(order[: len(points) // 4])), len(wrong)
 
 
-def halves() -> None:
+def questions(data: Path) -> list[str]:
+    """The questions with a file in ``data``: the kit's three in their order, then others."""
+    found = sorted(path.stem for path in Path(data).glob("*.jsonl"))
+    return [q for q in QUESTIONS if q in found] + [q for q in found if q not in QUESTIONS]
+
+
+def halves(data: Path = DATA) -> None:
     print(f"{'question':24s} {'half':7s} {'answers':>7s} {'groups':>6s} {'actions':>7s} "
           f"{'share':>6s} {'agreement':>9s} {'flagged':>8s}")
-    for question in QUESTIONS:
-        for half in ("tune", "report"):
-            rows = load(question, half)
+    for question in questions(data):
+        every = load(question, data=data)
+        named = sorted({row["half"] for row in every})
+        if {"tune", "report"} <= set(named):  # the halves, then the whole file
+            parts = [(half, [r for r in every if r["half"] == half]) for half in
+                     ("tune", "report")] + [("all", every)]
+        else:  # held out: the whole file, one row
+            parts = [("+".join(named) or "all", every)]
+        for half, rows in parts:
             points = [row["points"] for row in rows]
             grouping = group_answers([row["answer"] for row in rows])
             figures = tally(points, grouping)
@@ -63,14 +80,14 @@ def halves() -> None:
                   f"{found:>4d}/{wrong:<3d}")
 
 
-def timing(size: int, rounds: int) -> None:
+def timing(size: int, rounds: int, data: Path = DATA) -> None:
     group_answers(["warm up", "warm up too"])  # the imports, once
-    print(f"\n{size} answers of one question, resampled from its 360 with light edits; "
+    print(f"\n{size} answers of one question, resampled from its file with light edits; "
           f"median of {rounds} calls")
     print(f"{'question':24s} {'seconds':>7s} {'groups':>6s} {'actions':>7s} "
           f"{'baseline':>8s} {'ratio':>6s} {'agreement':>9s}")
-    for question in QUESTIONS:
-        answers, points = resample(load(question), size)
+    for question in questions(data):
+        answers, points = resample(load(question, data=data), size)
         seconds = []
         for _ in range(rounds):
             start = time.perf_counter()
@@ -86,9 +103,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1000, help="answers in the timed class")
     parser.add_argument("--rounds", type=int, default=3, help="timed calls per question")
+    parser.add_argument("--data", type=Path, default=DATA,
+                        help="folder of <question>.jsonl files (default: %(default)s)")
     args = parser.parse_args(argv)
-    halves()
-    timing(args.size, args.rounds)
+    halves(args.data)
+    timing(args.size, args.rounds, args.data)
 
 
 if __name__ == "__main__":

@@ -33,12 +33,12 @@ Prints p50 and p95 of each, and ratios (baseline / kit): per step, per group app
 group's size times one answer graded), for the rubric change (N times one answer graded,
 from the measured median) and for the whole question (N times a formgrader page and one
 answer graded, against the kit's summed steps). Exits 1 when a target is missed (next p95
-<= 100 ms, the rubric change <= 1 s) or a score or audit row is wrong. ``--postgres`` runs
-it all again with the gradebook on a scratch PostgreSQL server (tests/helpers/postgres.py's).
+<= 100 ms, the rubric change <= 1 s) or a score or audit row is wrong. It runs on SQLite,
+then again with the gradebook on a scratch PostgreSQL server (tests/helpers/postgres.py's),
+and ends with both runs' p50 and p95 side by side, and the machine's load average.
 
-    .venv/bin/python benchmarks/written_page.py            # 1,000 students, SQLite
-    .venv/bin/python benchmarks/written_page.py --postgres  # and on PostgreSQL
-    .venv/bin/python benchmarks/written_page.py --only-postgres
+    .venv/bin/python benchmarks/written_page.py                  # 1,000 students, both
+    .venv/bin/python benchmarks/written_page.py --only-sqlite    # or --only-postgres
 """
 
 from __future__ import annotations
@@ -319,7 +319,26 @@ def one_run(folder: Path, count: int, sample: int, url: str | None) -> bool:
     print(f"targets: next p95 <= 100 ms: {1000 * nxt95:.0f} ms "
           f"{'ok' if nxt95 <= 0.1 else 'MISSED'};  change <= 1 s: "
           f"{change:.2f} s {'ok' if change <= 1 else 'MISSED'}", flush=True)
+    SUMMARY.append((("PostgreSQL" if url else "SQLite"), ours))
     return right and audited == count and ours["changed"] == count and met
+
+
+SUMMARY: list[tuple[str, dict[str, object]]] = []  # (database, the kit's figures) per run
+
+
+def summary() -> None:
+    """Both runs' p50 and p95 of the kit's steps, side by side, and the machine's load."""
+    print(f"\n{'kit step, ms':28s}" + "".join(f"{name + ' p50':>16s}{name + ' p95':>16s}"
+                                             for name, _ in SUMMARY))
+    for label, key in (("next (n)", "next"), ("apply to a group", "apply"),
+                       ("poll (stamp)", "poll"), ("catch-up (stamp+changes)", "sync"),
+                       ("page load again", "warm")):
+        values: list[list[float]] = [f.get(key) or [0.0] for _, f in SUMMARY]  # type: ignore
+        cells = "".join(f"{1000 * statistics.median(v):16.0f}{1000 * p(v, .95):16.0f}"
+                        for v in values)
+        print(f"{label:28s}{cells}")
+    with open("/proc/loadavg") as found:
+        print(f"load average at the end (1, 5, 15 min): {' '.join(found.read().split()[:3])}")
 
 
 def main() -> int:
@@ -327,10 +346,12 @@ def main() -> int:
     parser.add_argument("-n", "--students", type=int, default=1000)
     parser.add_argument("--baseline", type=int, default=60,
                         help="formgrader submissions to step through (default 60)")
-    parser.add_argument("--postgres", action="store_true",
-                        help="also on a scratch PostgreSQL server")
+    parser.add_argument("--only-sqlite", action="store_true",
+                        help="on SQLite only, not on a scratch PostgreSQL server")
     parser.add_argument("--only-postgres", action="store_true",
                         help="on a scratch PostgreSQL server only, not SQLite")
+    parser.add_argument("--postgres", action="store_true",
+                        help="(the default: both) kept for older command lines")
     args = parser.parse_args()
     ok = True
     with ExitStack() as stack:
@@ -338,11 +359,12 @@ def main() -> int:
         stack.callback(shutil.rmtree, folder, ignore_errors=True)
         if not args.only_postgres:
             ok &= one_run(folder / "sqlite", args.students, args.baseline, None)
-        if args.postgres or args.only_postgres:
+        if not args.only_sqlite:
             from helpers.postgres import postgres_server
 
             url = stack.enter_context(postgres_server())
             ok &= one_run(folder / "postgres", args.students, args.baseline, url)
+    summary()
     return 0 if ok else 1
 
 

@@ -263,3 +263,20 @@ def test_the_report_counts_each_item_given_in_words(db: tuple[str, str]) -> None
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "ann 3, bob 1" in html and ">75%<" in html and ">0%<" in html
     assert why.text in html
+
+
+def test_next_ungraded_moves_the_tas_claims_in_one_step(db: tuple[str, str]) -> None:
+    """"n" releases every other claim of the TA's on the question, takes over a claim that
+    expired on the group it gives, and leaves other TAs' live claims alone."""
+    url, a = db
+    groups = {"g1": ["s0000"], "g2": ["s0001"], "g3": ["s0002"], "g4": ["s0003"]}
+    claims.claim(url, a, Q, "g1", "bob", ttl=0.2)  # will have expired
+    claims.claim(url, a, Q, "g3", "ann")
+    claims.claim(url, a, Q, "g4", "ann")
+    claims.claim(url, a, Q, "g2", "carol")
+    time.sleep(0.3)
+    assert claims.next_ungraded(url, a, Q, list(groups), "ann", groups) == "g1"
+    assert {c.key: c.ta for c in claims.claims(url, a, Q)} == {"g1": "ann", "g2": "carol"}
+    assert claims.next_ungraded(url, a, Q, list(groups), "ann", groups) == "g1"  # still hers
+    assert claims.next_ungraded(url, a, Q, ["g2"], "ann", groups) is None
+    assert {c.key: c.ta for c in claims.claims(url, a, Q)} == {"g2": "carol"}

@@ -116,33 +116,62 @@ def next_ungraded(db_url: str, assignment: str, grade_id: str, keys: Sequence[st
     other TA's live claim, now claimed for ``ta``; None when there is none. ``members``:
     each group's students (default: each key is one student's id). ``ta``'s other claims on
     the question are released: moving on means leaving them."""
-    with store.engine(db_url).begin() as conn:
-        store.lock(conn, CLAIMS)
-        stamp = store.now()
-        held = {r.group_key for r in conn.execute(sa.select(CLAIMS.c.group_key).where(
-            CLAIMS.c.assignment == assignment, CLAIMS.c.grade_id == grade_id,
-            CLAIMS.c.ta != ta, CLAIMS.c.expires_at > stamp))}
-        conn.execute(sa.delete(CLAIMS).where(CLAIMS.c.assignment == assignment,
-                                             CLAIMS.c.grade_id == grade_id,
-                                             CLAIMS.c.ta == ta))
-        free = [(k, list(members[k]) if members is not None else [k]) for k in keys
-                if k not in held]
-        end, students = 0, 0
-        while end < len(free) and (end == 0 or students + len(free[end][1]) <= CHUNK):
-            students += len(free[end][1])
-            end += 1
-        # the first groups' students first; then every waiting student, in one query
-        # without a list of names (long lists cost more than the rows they save)
-        for part, names in ((free[:end], [s for _, group in free[:end] for s in group]),
-                            (free[end:], None)):
-            if not part:
-                continue
+    with store.engine(db_url).connect() as conn:
+        return take_next(conn, assignment, grade_id, keys, ta, members, ttl)[0]
+
+
+def take_next(conn: sa.Connection, assignment: str, grade_id: str, keys: Sequence[str],
+              ta: str, members: Mapping[str, Iterable[str]] | None = None,
+              ttl: timedelta | float = TTL) -> tuple[str | None, list[Claim]]:
+    """``next_ungraded`` on the caller's connection, which it commits; also the question's
+    live claims after it (``live``), known without asking again. In as few statements as
+    it can: the lock, the question's claims, the waiting students (usually those of the
+    first groups only), and one write that moves the TA's claim to the key found."""
+    store.lock(conn, CLAIMS)
+    stamp = store.now()
+    rows = conn.execute(sa.select(CLAIMS).where(CLAIMS.c.assignment == assignment,
+                                                CLAIMS.c.grade_id == grade_id)).all()
+    others = [r for r in rows if r.ta != ta and r.expires_at > stamp]
+    held = {r.group_key for r in others}
+    found = None
+    free = [(k, list(members[k]) if members is not None else [k]) for k in keys
+            if k not in held]
+    end, students = 0, 0
+    while end < len(free) and (end == 0 or students + len(free[end][1]) <= CHUNK):
+        students += len(free[end][1])
+        end += 1
+    # the first groups' students first; then every waiting student, in one query
+    # without a list of names (long lists cost more than the rows they save)
+    for part, names in ((free[:end], [s for _, group in free[:end] for s in group]),
+                        (free[end:], None)):
+        if part and found is None:
             waiting = store.waiting(conn, assignment, grade_id, names)
-            for key, group in part:
-                if any(s in waiting for s in group):
-                    _take(conn, assignment, grade_id, key, ta, _ttl(ttl))
-                    return key
-    return None
+            found = next((k for k, group in part if any(s in waiting for s in group)), None)
+    # what goes: the TA's own claims (moving on leaves them), an expired one on the key found
+    stale = [r.group_key for r in rows if r.ta == ta or r.group_key == found]
+    if found is None:
+        if stale:
+            _drop(conn, assignment, grade_id, stale)
+        conn.commit()
+        return None, [_claim(r) for r in others]
+    taken = Claim(assignment, grade_id, found, ta, stamp, stamp + _ttl(ttl))
+    values = {"group_key": found, "ta": ta, "claimed_at": stamp, "expires_at": taken.expires_at}
+    if len(stale) == 1:  # as a rule: the group the TA held before
+        conn.execute(sa.update(CLAIMS).where(_key(assignment, grade_id, stale[0]))
+                     .values(**values))
+    else:
+        if stale:
+            _drop(conn, assignment, grade_id, stale)
+        conn.execute(sa.insert(CLAIMS).values(assignment=assignment, grade_id=grade_id,
+                                              **values))
+    conn.commit()
+    return found, sorted([*(_claim(r) for r in others), taken], key=lambda c: c.claimed_at)
+
+
+def _drop(conn: sa.Connection, assignment: str, grade_id: str, keys: list[str]) -> None:
+    conn.execute(sa.delete(CLAIMS).where(CLAIMS.c.assignment == assignment,
+                                         CLAIMS.c.grade_id == grade_id,
+                                         CLAIMS.c.group_key.in_(keys)))
 
 
 # ------------------------------------------------------------------ progress

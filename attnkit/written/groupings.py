@@ -89,18 +89,25 @@ def probe(conn: sa.Connection, assignment: str, grade_id: str) -> tuple[str, Hea
     time, which ``nbgrader autograde`` sets, the first and last row id), and the table's
     grouping of the question. An answer's text changes only with a new hand-in, so this is
     what a kept grouping is checked against on every request, instead of every notebook."""
+    row = conn.execute(_probe_query(), {"a_": assignment, "q_": grade_id}).one()
+    handed = "|".join(str(v) for v in row[:4])
+    found = None if row[4] is None else Header(int(row[4]), row[5], row[6])
+    return handed, found
+
+
+@functools.cache
+def _probe_query() -> sa.Select:
+    """``probe``'s statement, built once, its values bound (``a_``, ``q_``)."""
     sub, asg = SubmittedAssignment.__table__, Assignment.__table__
-    header = sa.select(GROUPINGS).where(*_where(GROUPINGS, assignment, grade_id)).subquery()
-    row = conn.execute(
+    header = sa.select(GROUPINGS).where(GROUPINGS.c.assignment == sa.bindparam("a_"),
+                                        GROUPINGS.c.grade_id == sa.bindparam("q_")).subquery()
+    return (
         sa.select(sa.func.count(sub.c.id), sa.func.max(sub.c.timestamp), sa.func.min(sub.c.id),
                   sa.func.max(sub.c.id), sa.func.max(header.c.version),
                   sa.func.max(header.c.handed_in), sa.func.max(header.c.digest))
         .select_from(sa.outerjoin(asg, sub, sub.c.assignment_id == asg.c.id)
                      .outerjoin(header, sa.true()))
-        .where(asg.c.name == assignment)).one()
-    handed = "|".join(str(v) for v in row[:4])
-    found = None if row[4] is None else Header(int(row[4]), row[5], row[6])
-    return handed, found
+        .where(asg.c.name == sa.bindparam("a_")))
 
 
 def digest(found: dict[str, str | None]) -> str:

@@ -178,7 +178,7 @@ def stamp(root: Path, assignment: str, grade_id: str) -> str:
         grouped = conn.execute(sa.select(store.GROUPINGS.c.version).where(
             store.GROUPINGS.c.assignment == assignment,
             store.GROUPINGS.c.grade_id == grade_id)).scalar()
-    held = sorted((c.key, c.ta) for c in claims.claims(db_url, assignment, grade_id))
+        held = sorted((c.key, c.ta) for c in claims.live(conn, assignment, grade_id))
     parts = [f"grouping {grouped}"]
     parts += [f"{i.id}:{i.position}:{i.points}:{i.text}:{i.comment}" for i in items]
     parts += [f"{s}={m.version}" for s, m in sorted(marks.items())]
@@ -250,14 +250,13 @@ def step(root: Path, assignment: str, grade_id: str, ta: str, students: Iterable
     group to grade first claimed for ``ta`` (as ``next_group``); then the groups of
     ``students`` (answers just written) and of the claim, those whose holder is not what the
     page shows (``shown``: key -> TA), and the question's progress."""
-    db_url = course_db_url(root)
-    with store.engine(db_url).connect() as conn:
+    with store.engine(course_db_url(root)).connect() as conn:
         kept = base(root, assignment, grade_id, conn)
         members = layout(kept, moves(conn, assignment, grade_id))
-    key = claims.next_ungraded(db_url, assignment, grade_id, list(members), ta,
-                               members) if claim else None
-    with store.engine(db_url).connect() as conn:
-        live = claims.live(conn, assignment, grade_id)
+        if claim:  # commits the claim, and knows the live claims after it
+            key, live = claims.take_next(conn, assignment, grade_id, list(members), ta, members)
+        else:
+            key, live = None, claims.live(conn, assignment, grade_id)
         held = {c.key: c.ta for c in live}
         shown = shown or {}
         wanted = set(students)

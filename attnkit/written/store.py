@@ -171,7 +171,31 @@ def to_item(row: sa.Row) -> Item:
 
 def marks(conn: sa.Connection, assignment: str, grade_id: str,
           students: Iterable[str] | None = None) -> dict[str, Mark]:
-    """Every submitted answer to the question: student -> Mark, in two queries."""
+    """Every submitted answer to the question: student -> Mark, in one query (an answer's
+    row once per rubric item it has, joined to the item)."""
+    rows: dict[str, list[sa.Row]] = {}
+    given = {"a_": assignment, "q_": grade_id} | (
+        {} if students is None else {"s_": list(students)})
+    for r in conn.execute(_marks_query(students is not None), given):
+        rows.setdefault(r.student_id, []).append(r)
+    found = {}
+    for student, mine in rows.items():
+        r = mine[0]
+        applied = sorted((Item(i.item_id, assignment, grade_id, i.position, i.text, i.points,
+                               i.item_comment) for i in mine if i.item_id is not None),
+                         key=lambda i: i.position)
+        found[student] = Mark(
+            student, r.notebook, float(r.max_score or 0), r.auto_score, r.manual_score,
+            bool(r.needs_manual_grade), r.auto_comment, r.manual_comment, tuple(applied),
+            r.note, r.revision or 0, r.graded_by, r.graded_at, r.changed_by, r.changed_at,
+            r.grade_row, r.comment_row, r.answer_id)
+    return found
+
+
+@functools.cache
+def _marks_query(by_student: bool) -> sa.Select:
+    """``marks``' statement, built once (its values are bound: ``a_``, ``q_``, ``s_``):
+    building it costs more than running it for a group."""
     grade, comment, cell = Grade.__table__, Comment.__table__, BaseCell.__table__.alias("cell")
     scell = BaseCell.__table__.alias("solution_cell")
     cells, nb, snb = GradeCell.__table__, Notebook.__table__, SubmittedNotebook.__table__
@@ -182,7 +206,9 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
                   cells.c.max_score, comment.c.id.label("comment_row"), comment.c.auto_comment,
                   comment.c.manual_comment, ANSWERS.c.id.label("answer_id"), ANSWERS.c.revision,
                   ANSWERS.c.note, ANSWERS.c.graded_by, ANSWERS.c.graded_at,
-                  ANSWERS.c.changed_by, ANSWERS.c.changed_at)
+                  ANSWERS.c.changed_by, ANSWERS.c.changed_at, ITEMS.c.id.label("item_id"),
+                  ITEMS.c.position, ITEMS.c.text, ITEMS.c.points,
+                  ITEMS.c.comment.label("item_comment"))
         .select_from(
             grade.join(cell, grade.c.cell_id == cell.c.id).join(cells, cells.c.id == cell.c.id)
             .join(snb, grade.c.notebook_id == snb.c.id).join(nb, snb.c.notebook_id == nb.c.id)
@@ -195,29 +221,13 @@ def marks(conn: sa.Connection, assignment: str, grade_id: str,
             .outerjoin(ANSWERS, sa.and_(ANSWERS.c.assignment == asg.c.name,
                                         ANSWERS.c.notebook == nb.c.name,
                                         ANSWERS.c.student == sub.c.student_id,
-                                        ANSWERS.c.grade_id == cell.c.name)))
-        .where(asg.c.name == assignment, cell.c.name == grade_id))
-    given = (sa.select(APPLIED.c.answer_id, APPLIED.c.item_id)
-             .join(ITEMS, ITEMS.c.id == APPLIED.c.item_id)
-             .where(ITEMS.c.assignment == assignment, ITEMS.c.grade_id == grade_id))
-    if students is not None:
-        students = list(students)
-        query = query.where(sub.c.student_id.in_(students))
-        given = given.join(ANSWERS, ANSWERS.c.id == APPLIED.c.answer_id).where(
-            ANSWERS.c.student.in_(students))
-    by_item = {i.id: i for i in items(conn, assignment, grade_id)}
-    applied: dict[int, list[Item]] = {}
-    for answer_id, item_id in conn.execute(given):
-        applied.setdefault(answer_id, []).append(by_item[item_id])
-    found = {}
-    for r in conn.execute(query):
-        found[r.student_id] = Mark(
-            r.student_id, r.notebook, float(r.max_score or 0), r.auto_score, r.manual_score,
-            bool(r.needs_manual_grade), r.auto_comment, r.manual_comment,
-            tuple(sorted(applied.get(r.answer_id, ()), key=lambda i: i.position)), r.note,
-            r.revision or 0, r.graded_by, r.graded_at, r.changed_by, r.changed_at, r.grade_row,
-            r.comment_row, r.answer_id)
-    return found
+                                        ANSWERS.c.grade_id == cell.c.name))
+            .outerjoin(APPLIED, APPLIED.c.answer_id == ANSWERS.c.id)
+            .outerjoin(ITEMS, ITEMS.c.id == APPLIED.c.item_id))
+        .where(asg.c.name == sa.bindparam("a_"), cell.c.name == sa.bindparam("q_")))
+    if by_student:
+        query = query.where(sub.c.student_id.in_(sa.bindparam("s_", expanding=True)))
+    return query
 
 
 def tally(conn: sa.Connection, assignment: str, grade_id: str
@@ -225,11 +235,17 @@ def tally(conn: sa.Connection, assignment: str, grade_id: str
     """``marks`` counted in the database: (who last graded it through the kit, whether
     nbgrader has a manual score, whether it awaits a TA, how many answers), for the
     question's progress, asked on every step of a TA's."""
+    rows = conn.execute(_tally_query(), {"a_": assignment, "q_": grade_id})
+    return [(by, bool(has), bool(needs), n) for by, has, needs, n in rows]
+
+
+@functools.cache
+def _tally_query() -> sa.Select:
     grade, cell, cells = Grade.__table__, BaseCell.__table__, GradeCell.__table__
     nb, snb = Notebook.__table__, SubmittedNotebook.__table__
     sub, asg = SubmittedAssignment.__table__, Assignment.__table__
     scored = grade.c.manual_score.is_not(None)
-    rows = conn.execute(
+    return (
         sa.select(ANSWERS.c.graded_by, scored, grade.c.needs_manual_grade, sa.func.count())
         .select_from(
             grade.join(cell, grade.c.cell_id == cell.c.id).join(cells, cells.c.id == cell.c.id)
@@ -239,28 +255,35 @@ def tally(conn: sa.Connection, assignment: str, grade_id: str
                                         ANSWERS.c.notebook == nb.c.name,
                                         ANSWERS.c.student == sub.c.student_id,
                                         ANSWERS.c.grade_id == cell.c.name)))
-        .where(asg.c.name == assignment, cell.c.name == grade_id)
+        .where(asg.c.name == sa.bindparam("a_"), cell.c.name == sa.bindparam("q_"))
         .group_by(ANSWERS.c.graded_by, scored, grade.c.needs_manual_grade))
-    return [(by, bool(has), bool(needs), n) for by, has, needs, n in rows]
 
 
 def waiting(conn: sa.Connection, assignment: str, grade_id: str,
             students: Iterable[str] | None = None) -> set[str]:
     """The students (of ``students``, default all) whose answer to the question awaits a TA:
     ``marks`` cut to one column, for "next ungraded", which asks on every step."""
+    given = {"a_": assignment, "q_": grade_id} | (
+        {} if students is None else {"s_": list(students)})
+    return set(conn.execute(_waiting_query(students is not None), given).scalars())
+
+
+@functools.cache
+def _waiting_query(by_student: bool) -> sa.Select:
     grade, cell = Grade.__table__, BaseCell.__table__
     snb, sub, asg = (SubmittedNotebook.__table__, SubmittedAssignment.__table__,
                      Assignment.__table__)
-    return set(conn.execute(
+    query = (
         sa.select(sub.c.student_id)
         .select_from(grade.join(cell, grade.c.cell_id == cell.c.id)
                      .join(snb, grade.c.notebook_id == snb.c.id)
                      .join(sub, snb.c.assignment_id == sub.c.id)
                      .join(asg, sub.c.assignment_id == asg.c.id))
-        .where(asg.c.name == assignment, cell.c.name == grade_id, cell.c.type == "GradeCell",
-               grade.c.needs_manual_grade.is_(True),
-               sa.true() if students is None else sub.c.student_id.in_(list(students))))
-        .scalars())
+        .where(asg.c.name == sa.bindparam("a_"), cell.c.name == sa.bindparam("q_"),
+               cell.c.type == "GradeCell", grade.c.needs_manual_grade.is_(True)))
+    if by_student:
+        query = query.where(sub.c.student_id.in_(sa.bindparam("s_", expanding=True)))
+    return query
 
 
 # ------------------------------------------------------------------ writing

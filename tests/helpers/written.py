@@ -15,9 +15,10 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "written_answers"
 QUESTIONS = ("ps1_positional_answer", "ps4_heads_answer", "ps5_decoder_answer")
 
 
-def load(question: str, half: str | None = None) -> list[dict]:
-    """One question's labelled answers, in the file's order; one half ("tune", "report")."""
-    with open(DATA / f"{question}.jsonl", encoding="utf-8") as lines:
+def load(question: str, half: str | None = None, data: Path = DATA) -> list[dict]:
+    """One question's labelled answers, in the file's order; one half ("tune", "report");
+    from ``data``, by default the synthetic class's folder."""
+    with open(Path(data) / f"{question}.jsonl", encoding="utf-8") as lines:
         rows = [json.loads(line) for line in lines if line.strip()]
     return [row for row in rows if half is None or row["half"] == half]
 
