@@ -267,6 +267,7 @@ def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict
     bugs = [b for b in labels if b["cell"] and b.get("function")]
     own_cells = {(b["student"], b["ps"], own_cell(b["ps"], b["function"], b["cell"]))
                  for b in bugs}
+    patterned = any((b["student"], b["function"]) in NAMES for b in bugs)  # else by hand
     rows = []
     for b in bugs:
         student, ps, fn = b["student"], b["ps"], b["function"]
@@ -282,7 +283,7 @@ def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict
         rows.append({"bug": f"{student}/{ps}/{b['cell']}/{fn}", "own_cell": mine,
                      "own_score": f"{own['score']:g}/{own['max']:g}",
                      "charged_at_own": charged_own, "charged_downstream": charged_down,
-                     "hint_names_mistake": named if pattern is not None else None,
+                     "hint_names_mistake": named if patterned else None,
                      "hint": own["hint"]})
     buggy = {b["student"] for b in bugs}
     marked_down = [f"{s}/{ps}/{c} {v['score']:g}/{v['max']:g}: {v['hint'][:120]}"
@@ -291,7 +292,6 @@ def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict
     contradictions = [f"{s}/{ps}/{c}: {v['visible_error'][0]}" for (s, ps, c), v
                       in sorted(cells.items()) if v["visible_error"] and v["score"] == v["max"]]
     n = len(rows)
-    patterned = any((b["student"], b["function"]) in NAMES for b in bugs)
     named = sum(r["hint_names_mistake"] for r in rows) if patterned else None
     return {
         "code_bugs": n,
