@@ -212,9 +212,12 @@ def let_through(chain: Chain, case: Case, record: dict, close: Any) -> set[str]:
         try:
             replayed(chain, case.args, calls, close)
         except HelperRaised as raised:
-            if raised.call is not calls[-1] or raised.call.own.message != str(run["error"]):
+            error = raised.call.own.message
+            if raised.call is not calls[-1] or error != str(run["error"]):
                 raise Refused("the caller raised an error of its own") from None
-            helpers.add(raised.call.helper)
+            # and a helper it called inside, whose error it passed on (softmax_cols's softmax)
+            helpers |= {c.helper for c in calls
+                        if isinstance(c.own, Raised) and c.own.message == error}
             continue
         except Misfit:
             helpers |= {c.helper for c in calls}

@@ -129,9 +129,10 @@ def _gaps(a: Args, call: Call) -> np.ndarray:
 
 CHAINS: dict[str, Chain] = {c.check: c for c in (
     Chain("ps1_self_attention_loop", {"softmax": "ps1_softmax"}, _loop),
-    Chain("ps1_self_attention", {"softmax_cols": "ps1_softmax_cols"},
+    # softmax: when the student's softmax_cols calls it, an error it raises inside
+    Chain("ps1_self_attention", {"softmax_cols": "ps1_softmax_cols", "softmax": "ps1_softmax"},
           lambda a, call: _attention(a, call, scaled=False)),
-    Chain("ps1_scaled_attention", {"softmax_cols": "ps1_softmax_cols"},
+    Chain("ps1_scaled_attention", {"softmax_cols": "ps1_softmax_cols", "softmax": "ps1_softmax"},
           lambda a, call: _attention(a, call, scaled=True)),
     Chain("ps2_multihead_scaled", {"single_head_attention": "ps2_single_head"}, _two_heads),
     Chain("ps2_multihead_general", {"single_head_attention": "ps2_single_head"}, _general),

@@ -19,26 +19,46 @@ from attnkit.kernel.cases import Case
 
 
 def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
-             expected: list[Any], slack: list[Any] | None = None
-             ) -> tuple[str, float, str | None]:
+             expected: list[Any], slack: list[Any] | None = None,
+             calls: list[list | None] | None = None) -> tuple[str, float, str | None]:
     """Why a check failed: (hint, fraction of the points kept, misconception name).
 
     A known misconception that matches every case names the mistake; otherwise
     invariants do (crash, overflow, notebook-only, shape, inf/nan, weights that
     do not sum to 1, True/False, values), with the numbers of the first failing case.
-    ``slack`` is the per-case extra tolerance ``judge`` allowed (ill-conditioned cases).
+    ``slack`` is the per-case extra tolerance ``judge`` allowed (ill-conditioned cases);
+    ``calls`` the helper calls recorded per case, which a caller's variants replay.
     """
     close = partial(same, rtol=check.rtol, atol=check.atol)
     first = next(i for i, passed in enumerate(ok) if not passed)
     case, value, want = cases[first], got[first], expected[first]
     facts = describe(case)
     order = [first] + [i for i in range(len(cases)) if i != first]  # most variants differ there
-    for wrong in check.wrong:  # one known mistake, then two in one function
-        if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack):
-            return wrong.message(facts), wrong.credit, wrong.name
-    for both in pairs(check.wrong):
-        if _matches(both, cases, got, order, close, slack):
-            return both.message(facts), both.credit, both.name
+    # A caller right given its helpers (a family with nothing done wrong, through the
+    # recorded helper calls) shows no mistake of its own: no variant is evidence then.
+    helped = bool(calls) and any(c for c in calls or ())
+    families = {id(w.family): w.family for w in check.wrong if w.family is not None}
+    rights = [f for f in families.values() if helped and all(  # the family's default is right
+        close(run_variant(f, c.args), e) for c, e in zip(cases, expected, strict=True))]
+    right_given = any(_matches(Wrong("right", f, ""), cases, got, order, close, slack, calls)
+                      for f in rights)
+    def shown() -> dict:
+        """The facts of the first failing case where the caller's own mistake shows (its
+        result is not what a right caller makes of its helpers' results there)."""
+        if not rights:
+            return facts
+        family = rights[0]
+        for i in (k for k, passed in enumerate(ok) if not passed):
+            if not close(got[i], run_variant(family, cases[i].args, calls[i])):
+                return describe(cases[i])
+        return facts
+
+    for wrong in () if right_given else check.wrong:  # one mistake, then two in one function
+        if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack, calls):
+            return wrong.message(shown()), wrong.credit, wrong.name
+    for both in () if right_given else pairs(check.wrong):
+        if _matches(both, cases, got, order, close, slack, calls):
+            return both.message(shown()), both.credit, both.name
 
     def parts(v: Any) -> list[np.ndarray]:
         items = v if isinstance(v, (list, tuple)) else [v]
@@ -144,14 +164,32 @@ def sizes_named(error: str, facts: dict[str, Any]) -> str:
     return f" (with {sizes}: {'; '.join(said)})"
 
 
+def _overflowed(got: Any, out: Any, calls: list | None) -> Any:
+    """Where the student's code raised OverflowError (math.exp, float arithmetic) and the
+    variant's numpy overflowed to inf or nan, the same mistake: the student's error (unless
+    it is a recorded helper call's, a mistake of the helper)."""
+    if (isinstance(got, Raised) and got.message.startswith("OverflowError")
+            and not isinstance(out, Raised)
+            and not any(isinstance(c.own, Raised) and c.own.message == got.message
+                        for c in calls or ())):
+        try:
+            if not _finite(out):
+                return got
+        except (ValueError, TypeError):
+            pass
+    return out
+
+
 def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
-             close: Callable[..., bool], slack: list[Any] | None) -> bool:
+             close: Callable[..., bool], slack: list[Any] | None,
+             calls: list[list | None] | None = None) -> bool:
     """The variant gives the student's output on every case; a mistake that crashes
     everywhere (or, with ``same_errors``, anywhere) names something only when every error
     message is the variant's own."""
     outs = []
     for i in order:
-        outs.append(run_variant(wrong.fn, cases[i].args))
+        mine = calls[i] if calls else None
+        outs.append(_overflowed(got[i], run_variant(wrong.fn, cases[i].args, mine), mine))
         if not close(got[i], outs[-1], slack[i] if slack else 0.0):
             return False
         crashed = isinstance(outs[-1], Raised)

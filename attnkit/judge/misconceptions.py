@@ -22,7 +22,23 @@ from typing import Any
 
 import numpy as np
 
-from attnkit.judge import reference as ref
+from attnkit.judge.variants import (  # noqa: F401 - the variant maths, imported from here
+    UDL_PARAMS,
+    Swap,
+    attention_variant,
+    divisor,
+    global_softmax,
+    in_order,
+    layer_variant,
+    loop_variant,
+    multihead_variant,
+    naive_softmax,
+    one_max_softmax,
+    projections,
+    query_variant,
+    softmax_of,
+    udl_attention,
+)
 from attnkit.judge.wrong import Raised, Wrong, run_variant, variant
 from attnkit.kernel.cases import Args, Case
 
@@ -120,167 +136,6 @@ def _raw_scores(a: Args) -> np.ndarray | None:
     return None
 
 
-# ------------------------------------------------------------------ variant maths
-
-
-def naive_softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
-    e = np.exp(np.asarray(z, dtype=float))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def one_max_softmax(z: np.ndarray, axis: int = 0) -> np.ndarray:
-    """Shifted by one maximum for the whole matrix: lines far below it underflow to 0/0."""
-    z = np.asarray(z, dtype=float)
-    e = np.exp(z - z.max())
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def softmax_of(stable: bool | str) -> Callable[..., np.ndarray]:
-    """The softmax a variant uses: stable (per line), naive, or "one max" for the matrix."""
-    if stable == "one max":
-        return one_max_softmax
-    return ref.softmax if stable else naive_softmax
-
-
-def global_softmax(z: np.ndarray) -> np.ndarray:
-    """Normalised over every entry at once."""
-    z = np.asarray(z, dtype=float)
-    e = np.exp(z - z.max())
-    return e / e.sum()
-
-
-def divisor(scale: str, *, D: int, Dq: int, N: int) -> float:
-    return {"none": 1.0, "sqrt_Dq": math.sqrt(Dq), "sqrt_D": math.sqrt(D), "D": float(D),
-            "Dq": float(Dq), "sqrt_N": math.sqrt(N), "two": 2.0,
-            "sqrt_half_D": math.sqrt(D / 2)}[scale]
-
-
-Swap = tuple[str, str, bool]  # (role, matrix used instead, bias swapped too)
-
-
-UDL_PARAMS = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
-
-
-def udl_attention(scaled: bool) -> Callable[[Args], Any]:
-    """The reference attention on a case holding X and UDL's six parameters."""
-    return lambda a: ref.self_attention(a["X"], *(a[k] for k in UDL_PARAMS), scaled=scaled)
-
-
-def projections(a: Args, biases: str = "qkv", swap: Swap | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Q, K, V of UDL's column convention, with biases left out or a matrix swapped."""
-    matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
-    if swap:
-        role, source, with_bias = swap
-        matrix[role] = source
-        if with_bias:
-            bias[role] = source
-
-    def project(role: str) -> np.ndarray:
-        b = a[f"beta_{bias[role]}"] if role in biases else 0.0
-        return b + a[f"omega_{matrix[role]}"] @ a["X"]
-
-    return project("q"), project("k"), project("v")
-
-
-def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str = "KtQ",
-                      biases: str = "qkv", values: str = "V", stable: bool | str = True,
-                      after: bool = False, swap: Swap | None = None
-                      ) -> tuple[np.ndarray, np.ndarray]:
-    """UDL attention (tokens in columns) with one thing done wrong; returns (X', A)."""
-    X = a["X"]
-    Q, K, V = projections(a, biases, swap)
-    S = K.T @ Q if order == "KtQ" else Q.T @ K
-    by = divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1])
-    soft = softmax_of(stable)
-    A = soft(S, axis=axis) / by if after else soft(S / by, axis=axis)
-    return (X if values == "X" else V) @ A, A
-
-
-def loop_variant(a: Args, **kw: Any) -> list[np.ndarray]:
-    """The per-token version: a list of D x 1 outputs."""
-    X_prime, _ = attention_variant({**a, "X": np.hstack(a["all_x"])}, **kw)
-    return [X_prime[:, [n]] for n in range(X_prime.shape[1])]
-
-
-def in_order(head: Args, order: str) -> Args:
-    """A head's matrices passed in the ``order`` of their roles (say "qkv") to a v, q, k
-    signature: the matrix for each slot of the signature."""
-    return {f"{p}_{slot}": head[f"{p}_{role}"] for p in ("omega", "beta")
-            for slot, role in zip("vqk", order, strict=True)}
-
-
-def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
-                      scale: str = "sqrt_Dq", reverse: bool = False, mix: str = "all",
-                      concat: str = "rows", stable: bool | str = True, count: int | None = None,
-                      order: str = "vqk") -> np.ndarray:
-    """Multihead attention (eqs. 12.10-12.11) with one thing done wrong: ``count`` heads
-    only (heads[0] ... heads[count - 1], IndexError past the end; a negative count skips
-    that many from the start), each head's matrices passed in the ``order`` of their roles
-    (say "qkv") to a v, q, k signature."""
-    used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \
-        else heads
-    if order != "vqk":
-        used = [in_order(h, order) for h in used]
-    outs = [attention_variant({"X": X, **h}, scale=scale, stable=stable)[0] for h in used]
-    if reverse:
-        outs = outs[::-1]
-    if concat == "cols":  # side by side, then reshaped to D x N
-        stacked = np.hstack(outs).reshape(sum(o.shape[0] for o in outs), X.shape[1])
-    elif concat == "side":  # side by side: D/H x HN
-        stacked = np.hstack(outs)
-    else:
-        stacked = np.vstack(outs)
-    if mix == "none":
-        return stacked
-    if mix == "per head":  # each head mixed by its own diagonal block of omega_c
-        ends = np.cumsum([o.shape[0] for o in outs])
-        return np.vstack([omega_c[e - o.shape[0]:e, e - o.shape[0]:e] @ o
-                          for o, e in zip(outs, ends, strict=True)])
-    return omega_c @ stacked
-
-
-def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str = "QKt",
-                  output: bool = True, values: str = "V", stable: bool | str = True,
-                  after: bool = False, transposed: bool | str = False,
-                  swap: Swap | None = None) -> np.ndarray:
-    """The exam's layer (tokens in rows) with one thing done wrong; ``transposed`` is True
-    for every weight matrix transposed, "qkv" for the three projections only."""
-    x = a["x"]
-    matrix = {"q": "q", "k": "k", "v": "v"}
-    if swap:
-        matrix[swap[0]] = swap[1]
-
-    def project(role: str) -> np.ndarray:
-        W = a[f"W_{matrix[role]}"]
-        return x @ (W.T if transposed else W)
-
-    Q, K, V = project("q"), project("k"), project("v")
-    S = {"QKt": lambda: Q @ K.T, "KQt": lambda: K @ Q.T, "QK": lambda: Q @ K}[order]()
-    by = divisor(scale, D=a["W_q"].shape[0], Dq=a["W_q"].shape[0], N=x.shape[0])
-    soft = softmax_of(stable)
-    A = soft(S, axis=axis) / by if after else soft(S / by, axis=axis)
-    out = A @ (x if values == "x" else V)
-    if not output:
-        return out
-    return out @ (a["W_o"].T if transposed is True else a["W_o"])
-
-
-def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable: bool = True,
-                  swap: Swap | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """One query against all tokens (rows) with one thing done wrong: (weights, output)."""
-    tokens = a["tokens"]
-    W = {"q": a["W_Q"], "k": a["W_K"], "v": a["W_V"]}
-    matrix = {"q": "q", "k": "k", "v": "v"}
-    if swap:
-        matrix[swap[0]] = swap[1]
-    q = a["query_token"] @ W[matrix["q"]]
-    K, V = tokens @ W[matrix["k"]], tokens @ W[matrix["v"]]
-    by = divisor(scale, D=tokens.shape[1], Dq=K.shape[1], N=tokens.shape[0])
-    weights = (ref.softmax if stable else naive_softmax)(K @ q / by)
-    return weights, weights @ (tokens if values == "tokens" else V)
-
-
 # ------------------------------------------------------------------ hints
 
 _ROLE = {"q": "queries", "k": "keys", "v": "values"}
@@ -336,13 +191,17 @@ SCALE_UDL = {
     "sqrt_N": "your result matches attention divided by sqrt(N) = sqrt({N}) = {sqrt_N}, the "
               "number of tokens; eq. 12.9 divides by sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}, the "
               "size of one query: Q.shape[0], not Q.shape[1]",
+    "two_Dq": "you divided K^T Q by 2 x D_q = 2 x {Dq}, not by sqrt(D_q) = sqrt({Dq}) = "
+              "{sqrt_Dq}: ** binds tighter than /, so S / D_q ** 1/2 is (S / D_q) / 2. Write "
+              "D_q ** 0.5 (or ** (1/2)) or np.sqrt(Q.shape[0]) (eq. 12.9)",
     "two": "you divided by 2 = sqrt(4), the notebook's value, for every input; for "
            "'{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}: compute it from the "
            "arguments (np.sqrt(Q.shape[0]))",
 }
 SCALE_NAMES = {"none": "no scaling", "sqrt_D": "scale sqrt(D)", "D": "scale D",
                 "Dq": "no square root", "sqrt_N": "scale sqrt(N)", "two": "scale fixed at 2",
-                "sqrt_half_D": "scale sqrt(D/2)"}
+                "sqrt_half_D": "scale sqrt(D/2)", "two_Dq": "size ** 1/2 precedence",
+                "sqrt_dv": "scale sqrt(d_v)"}
 
 
 AFTER_UDL = ("you divided after the softmax, so each column of weights sums to 1/sqrt(D_q) = "

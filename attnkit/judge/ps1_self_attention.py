@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from attnkit.judge import reference as ref
@@ -24,6 +26,7 @@ from attnkit.judge.misconceptions import (
 )
 from attnkit.judge.requirements import Requirement, shape_is
 from attnkit.judge.softmaxes import softmax_family, softmax_mistakes, softmax_variant
+from attnkit.judge.wrong import variant
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps1_self_attention import PROBES as P
 from attnkit.kernel.ps1_self_attention import equivariance_function
@@ -44,6 +47,33 @@ def compared_by(a: Args, test: str) -> bool:
     return bool(np.max(np.abs(left - right)) < 1e-12)
 
 
+def compared_signed(a: Args, how: str) -> bool:
+    """Differences f(X[:, perm]) - f(X)[:, perm] summed with their signs (then |.|), so that
+    they cancel; or the first output column compared only."""
+    f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
+    left, right = f(X[:, perm]), f(X)[:, perm]
+    if how == "first column":
+        return bool(np.allclose(left[:, 0], right[:, 0]))
+    diff = left - right
+    tol = 1e-6 * (1 + float(np.max(np.abs(right))))
+    return bool(abs(np.sum(diff)) < tol)
+
+
+_SIGNED = {
+    "sum": ("signed differences summed",
+            "you added up the signed differences f(X[:, perm]) - f(X)[:, perm] before taking "
+            "the absolute value, so they cancel: for '{case}' the two sides hold the same "
+            "numbers in other places, the differences sum to 0, and you answered True. Compare "
+            "entry by entry: np.allclose(f(X[:, perm]), f(X)[:, perm]) (or "
+            "np.max(np.abs(difference)) < tol)"),
+    "first column": ("first column only",
+                     "you compared only the first output column (f(X[:, perm])[:, 0] with "
+                     "f(X)[:, perm[0]]): on '{case}' that column agrees but a later one does "
+                     "not. Equivariance needs every column: np.allclose(f(X[:, perm]), "
+                     "f(X)[:, perm])"),
+}
+
+
 def aliased_outputs(a: Args) -> list[np.ndarray]:
     """One output array reused for every token: each list entry is the last output."""
     outputs = loop_variant(a)
@@ -56,6 +86,12 @@ def equivariance_variant(a: Args) -> bool:
     return bool(np.allclose(f(X[:, perm]), f(X)))
 
 
+
+TRANSPOSED = (
+    "X' is right, but you returned the attention matrix transposed (attentions.T: row n holds "
+    "output n's weights): with tokens in columns, column n of the N x N matrix holds the "
+    "weights of output n (X' = V A, eq. 12.8), so each column sums to 1. Return the matrix you "
+    "multiplied V by, not its transpose")
 
 LOOP_COLUMNS = Requirement(
     "outputs not columns", shape_is(lambda c: (len(c.args["all_x"][0]), 1), "an output has shape"),
@@ -137,6 +173,8 @@ CHECKS = by_id(
           label="cols"),
     Check(P["ps1_self_attention"], udl_attention(scaled=False),
           wrong=(
+            variant("attention returned transposed", attention_variant, TRANSPOSED,
+                    transpose=True),
             Wrong("scaled", lambda a: attention_variant(a, scale="sqrt_Dq"),
                   "this part is the unscaled attention of eq. 12.8: do not divide K^T Q by "
                   "sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq} yet (that is the next part)"),
@@ -148,6 +186,8 @@ CHECKS = by_id(
             *scales(attention_variant, SCALE_UDL),
             Wrong("scaled after softmax",
                   lambda a: attention_variant(a, scale="sqrt_Dq", after=True), AFTER_UDL),
+            variant("attention returned transposed", scaled(attention_variant, "sqrt_Dq"),
+                    TRANSPOSED, transpose=True),
             *udl_common(scaled(attention_variant, "sqrt_Dq")),
           ),
           label="scaled"),
@@ -163,6 +203,8 @@ CHECKS = by_id(
                   "permutation. X[:, perm] puts token perm[i] at position i, and an equivariant "
                   "f moves its outputs the same way: compare with f(X)[:, perm] itself. The "
                   "two agree only for a perm that undoes itself, such as two tokens swapped"),
+            *(Wrong(name, partial(compared_signed, how=how), hint)
+              for how, (name, hint) in _SIGNED.items()),
             Wrong("exact comparison", lambda a: compared_by(a, "exact"),
                   "you compared f(X[:, perm]) and f(X)[:, perm] exactly (np.array_equal or "
                   "==): for '{case}' f is equivariant, but the permuted input adds the same "

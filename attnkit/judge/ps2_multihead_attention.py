@@ -92,10 +92,19 @@ _HALF_D = (
     "(X.shape[0] / 2 or D / 2); for '{case}', D_q = {Dq}, the rows of this head's queries, so "
     "divide by sqrt({Dq}) = {sqrt_Dq}: use Q.shape[0]")
 
+_EXTRA_HEAD: dict[str, str] = {}  # sizes a head alone is scaled by wrongly
+_EXTRA_HEAD["sqrt_N"] = (
+    "your result matches heads divided by sqrt(N) = sqrt({N}) = {sqrt_N}, the number of "
+    "tokens; each head divides by sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}, the size of one of its "
+    "queries: Q.shape[0], not Q.shape[1] or X.shape[1]")
+_EXTRA_HEAD["two_Dq"] = (
+    "your result matches heads divided by 2 x D_q = 2 x {Dq}, not by sqrt({Dq}) = {sqrt_Dq}: "
+    "** binds tighter than /, so S / D_q ** 1/2 is (S / D_q) / 2. Write D_q ** 0.5 or "
+    "np.sqrt(Q.shape[0]) (eq. 12.9)")
 _SCALE_GENERAL = {**_SCALE_HEADS, "sqrt_half_D": _HALF_D}  # two heads: D/2 = D/H
 
 _SCALE_HEAD = {
-    **_SCALE_GENERAL,
+    **_SCALE_GENERAL, **_EXTRA_HEAD,
     "sqrt_D": "your result matches a head scaled by sqrt(D) = sqrt({D}) = {sqrt_D}, the input "
               "size; this head's queries have D_q = {Dq} rows (D/H, not D), so divide by "
               "sqrt({Dq}) = {sqrt_Dq}: use Q.shape[0]",
@@ -153,6 +162,18 @@ def _in_order(order: str, family: Any, which: str) -> Wrong:
 
 _ORDERS = ("vkq", "qvk", "kqv", "kvq")  # "vqk" is right; "qkv" has its own hint
 
+_ROTATED = (
+    "your heads are stacked in the order H, 1, 2, ..., H - 1: heads[i - 1] with i from 0 takes "
+    "heads[-1], the last head, first (Python counts -1 from the end), so every head block sits "
+    "one place down. Stack heads[i] for i in range(len(heads)) (or for head in heads), head 1 "
+    "on top (eq. 12.11)")
+_BOTH_QKV = (
+    "your result matches passing both heads' matrices in the order q, k, v (the order of the "
+    "data cell) to single_head_attention, whose parameters are (X, omega_v, omega_q, omega_k, "
+    "beta_v, beta_q, beta_k): the values were computed with omega_q, the queries with omega_k, "
+    "the keys with omega_v. Pass them in the order v, q, k: single_head_attention(X, omega_v1, "
+    "omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)")
+
 _FIRST_SKIPPED = (
     "your result leaves out heads[0], the first head: a loop over range(1, len(heads)) (heads "
     "numbered from 1 as in the text) starts at the second, because Python lists count from 0. "
@@ -205,6 +226,7 @@ CHECKS = by_id(
                   "the reshape scrambles the tokens. Stack them vertically, np.vstack([head1, "
                   "head2]), so each column stays one token (eq. 12.11)"),
             Wrong("heads side by side", lambda a: _mh(a, concat="side"), _SIDE_BY_SIDE),
+            variant("arguments in q, k, v order", _mh, _BOTH_QKV, order="qkv"),
             _qkv_order(1),
             _qkv_order(0),
             Wrong("unstable softmax", lambda a: _mh(a, stable=False), OVERFLOW, credit=0.5),
@@ -213,6 +235,7 @@ CHECKS = by_id(
             *_borrowing(),
             *(_in_order(o, partial(_mh_head, h=h), f"head {h + 1}'s") for h in (0, 1)
               for o in _ORDERS),
+            *(_in_order(o, _mh, "both heads'") for o in _ORDERS),
           ),
           label="2 heads"),
     Check(P["ps2_multihead_general"], lambda a: _twice(a, ref.multihead_self_attention(
@@ -222,6 +245,7 @@ CHECKS = by_id(
             Wrong("heads reversed", lambda a: _mh_general(a, reverse=True),
                   "the heads are stacked in reverse order: stack head 1, head 2, ..., head H from "
                   "the top, in the order of the list `heads` (eq. 12.11)"),
+            variant("heads rotated", _mh_general, _ROTATED, rotate=True),
             Wrong("output projection omitted", lambda a: _mh_general(a, mix="none"),
                   "your result is the {H} heads stacked into a {D} x {N} matrix but not mixed: "
                   "multiply the stack by omega_c (eq. 12.11)"),

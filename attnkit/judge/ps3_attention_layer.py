@@ -112,6 +112,9 @@ _SCALE_LAYER = {
           "{sqrt_dims}",
     "sqrt_N": "you divided by sqrt(n) = sqrt({n}) = {sqrt_n}, the number of tokens (x.shape[0]); "
               "divide by sqrt(dims) = sqrt({dims}) = {sqrt_dims}, the size of one query",
+    "two_Dq": "you divided Q K^T by 2 x dims = 2 x {dims}, not by sqrt(dims) = {sqrt_dims}: "
+              "** binds tighter than /, so S / dims ** 1/2 is (S / dims ** 1) / 2. Write "
+              "dims ** 0.5 (or dims ** (1/2)) or np.sqrt(self.dims)",
     "two": "you divided by 2 = sqrt(4), the notebook's dims, for every layer; for "
            "'{case}', dims = {dims}, so divide by sqrt({dims}) = {sqrt_dims} (use self.dims)",
 }
@@ -221,6 +224,10 @@ CHECKS = by_id(
                     "x @ W_q.T, the column habit of problem set 1. With tokens in rows the "
                     "pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v",
                     transposed="qkv"),
+            variant("W_v for W_o", layer_variant,
+                    "your last step multiplies by W_v again where W_o belongs: the layer "
+                    "returns softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5), so end with "
+                    "@ self.W_o", last="v"),
             variant("unstable softmax", layer_variant, OVERFLOW, 0.5, stable=False),
             variant("one maximum for the whole matrix", layer_variant, ONE_MAX_ROWS, 0.5,
                     stable="one max"),

@@ -36,9 +36,14 @@ DIMENSIONS = {"head_W_shape": (4, 2), "concat_shape": (3, 4), "W_O_shape": (4, 4
 _SCALE_QUERY = {
     "none": "the scores are not scaled: divide them by sqrt(d_k) = sqrt({d_k}) = {sqrt_d_k}, "
             "the size of one key (eq. 6)",
-    "sqrt_D": "on {case}, you divided by sqrt(d) = sqrt({d}) = {sqrt_d}, the size of a token; "
-              "divide by sqrt(d_k) = sqrt({d_k}) = {sqrt_d_k}, the size of one key "
-              "(W_K.shape[1])",
+    "sqrt_D": "on {case}, you divided by sqrt(d) = sqrt({d}) = {sqrt_d}, the size of a token "
+              "(d_model, tokens.shape[1]); divide by sqrt(d_k) = sqrt({d_k}) = {sqrt_d_k}, the "
+              "size of one key (W_K.shape[1])",
+    "sqrt_dv": "on {case}, you scaled by d_v, the size of one value (V.shape[-1], "
+               "W_V.shape[1]); section 4 scales by d_k = {d_k}, the size of one key: divide by "
+               "sqrt(d_k) = {sqrt_d_k} (pass W_K.shape[1] to scale_scores)",
+    "sqrt_N": "on {case}, you scaled by the number of tokens T = {T} (len(tokens)); divide by "
+              "sqrt(d_k) = sqrt({d_k}) = {sqrt_d_k}, the size of one key (W_K.shape[1])",
     "Dq": "you divided the scores by d_k = {d_k}; divide by its square root, sqrt({d_k}) = "
           "{sqrt_d_k}",
 }
@@ -118,6 +123,12 @@ CHECKS = by_id(
                   "you divided by 2 n = 2 x {n}, not by sqrt({n}) = {sqrt_n}: ** binds tighter "
                   "than /, so scores / n**1/2 is (scores / n) / 2. Write n**0.5 (or n**(1/2)) "
                   "or np.sqrt(n)"),
+            Wrong("divided by the number of scores",
+                  lambda a: np.asarray(a["scores"]) / np.sqrt(len(a["scores"])),
+                  "you divided by sqrt(len(scores)), the square root of the number of scores, "
+                  "and never used the argument n = {n}: the scores are divided by sqrt(n), the "
+                  "size of a key, which has nothing to do with how many scores there are "
+                  "(eq. 2): np.asarray(scores) / np.sqrt(n)"),
             Wrong("divided by n/2", lambda a: np.asarray(a["scores"]) / (a["n"] / 2),
                   "you divided by n/2 = {n}/2, not by sqrt({n}) = {sqrt_n}: ** binds tighter "
                   "than /, so n ** 1/2 is (n ** 1) / 2, which equals sqrt(n) only for n = 4 "
@@ -196,6 +207,12 @@ CHECKS = by_id(
                   "second argument of np.hsplit is the number of pieces, not their width, so "
                   "on '{case}' you get {block} blocks instead of h = {n}. Write np.hsplit(W, h)",
                   same_errors=True),
+            Wrong("block width h",
+                  lambda a: [a["W"][:, i * a["n"]:(i + 1) * a["n"]] for i in range(a["n"])],
+                  "you used h = {n} as the width of each block (W[:, i*h:(i+1)*h]); the width "
+                  "is the number of columns per head, k = {cols} // {n} = {block}: "
+                  "W[:, i*k:(i+1)*k] for i in range(h) (the two agree only when h * h equals "
+                  "the number of columns)"),
             Wrong("strided columns", lambda a: [a["W"][:, i::a["n"]] for i in range(a["n"])],
                   "W[:, i::h] takes every h-th column; head i takes {block} consecutive columns, "
                   "W[:, i*{block}:(i+1)*{block}] (for '{case}')"),
@@ -216,6 +233,10 @@ CHECKS = by_id(
             Wrong("concatenated weights", _dims({"concat_shape": (4, 4)}),
                   "concat_shape: (4, 4) is the weight blocks side by side; Concat joins the heads' "
                   "outputs, each T x d_v = 3 x 2"),
+            Wrong("tokens in columns", _dims({"concat_shape": (4, 3)}),
+                  "concat_shape: (4, 3) is d_model x T, problem set 2's convention with tokens in "
+                  "columns; here tokens are rows (X is T x d_model), so the heads' outputs, each "
+                  "T x d_v = 3 x 2, side by side make T x (h * d_v) = (3, 4)"),
             Wrong("heads stacked vertically", _dims({"concat_shape": (6, 2)}),
                   "concat_shape: (6, 2) stacks the heads on top of each other; Concat puts them "
                   "side by side, so each token's row gets h * d_v = 4 entries"),

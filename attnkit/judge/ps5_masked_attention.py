@@ -27,6 +27,7 @@ from attnkit.judge.misconceptions import (
     variant,
 )
 from attnkit.judge.requirements import Requirement, dtype_is
+from attnkit.judge.variants import gaps_variant, positional_variant
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps5_masked_attention import PROBES as P
 
@@ -96,49 +97,6 @@ def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf
     A = masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
                                stable=stable)
     return (X if values == "X" else V) @ A, A
-
-
-def positional_variant(a: Args, *, base: float = 10000.0, swap: bool = False,
-                       exponent: str = "pair", start: int = 0, layout: str = "interleaved",
-                       rows: bool = False, multiply: bool = False) -> np.ndarray:
-    """Vaswani et al.'s sinusoidal encoding (D x N) with one thing done wrong."""
-    D, N = int(a["D"]), int(a["N"])
-    n = np.arange(start, start + N)[None, :]
-    k = np.arange(D)[:, None]  # row index
-    power = {"pair": (k // 2) * 2 / D, "row": k / D, "twice": (k // 2) * 4 / D}[exponent]
-    wavelength = base ** power
-    angle = n * wavelength if multiply else n / wavelength
-    use_sin = (k % 2 == 0) if layout == "interleaved" else (k < D // 2)
-    if layout == "halves":  # rows i and D/2 + i share frequency i
-        angle = n / base ** ((k % (D // 2)) * 2 / D)
-    if swap:
-        use_sin = ~use_sin
-    Pi = np.where(use_sin, np.sin(angle), np.cos(angle))
-    return Pi.T if rows else Pi
-
-
-def gaps_variant(a: Args, *, compare: str = "both", positions: str = "fixed",
-                 size: str = "max") -> np.ndarray:
-    """The three equivariance gaps (plain, causal, positional) measured wrongly."""
-    X, perm = a["X"], list(a["perm"])
-    Pi = positional_variant({"D": X.shape[0], "N": X.shape[1]})
-
-    def plain(Z: np.ndarray) -> np.ndarray:
-        return ref.self_attention(Z, *(a[k] for k in _UDL), scaled=True)[0]
-
-    def causal(Z: np.ndarray) -> np.ndarray:
-        return ref.masked_self_attention(Z, *(a[k] for k in _UDL))[0]
-
-    inverse = list(np.argsort(perm))
-    gaps = []
-    for f, shift in ((plain, 0.0), (causal, 0.0), (plain, Pi)):
-        moved = shift[:, perm] if positions == "moved" and np.ndim(shift) else shift
-        left = f(X[:, perm] + moved)
-        right = f(X + shift)
-        right = {"both": right[:, perm], "input only": right, "inverse": right[:, inverse]}[
-            compare]
-        gaps.append(np.abs(left - right).max() if size == "max" else np.linalg.norm(left - right))
-    return np.array(gaps)
 
 
 _AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave weight to the "
@@ -322,6 +280,11 @@ CHECKS = by_id(
                   "perm]) - f(X)[:, perm]): the square root of the sum of every squared entry. "
                   "Equation (G) takes the largest entry in absolute value: "
                   "np.abs(f(X[:, perm]) - f(X)[:, perm]).max()"),
+            Wrong("largest signed difference", partial(gaps_variant, size="signed"),
+                  "your gaps match np.max(f(X[:, perm]) - f(X)[:, perm]), the largest signed "
+                  "difference: without np.abs a gap whose largest deviation is negative is "
+                  "under-reported (even below 0). Equation (G) takes the largest entry in "
+                  "absolute value: np.abs(f(X[:, perm]) - f(X)[:, perm]).max()"),
           ),
           label="gaps"),
 )

@@ -22,10 +22,14 @@ CLIP = 700.0  # the bound students pick to stay below np.exp's limit, 709
 
 
 def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator: str = "same",
-                    keepdims: bool = True, clean: bool = False) -> np.ndarray:
-    """A softmax along ``axis`` with the shift, the denominator or the sums done wrong."""
+                    keepdims: bool | str = True, clean: bool = False) -> np.ndarray:
+    """A softmax along ``axis`` with the shift, the denominator or the sums done wrong
+    (``keepdims="neither"``: the maxima and the sums without keepdims; shift "cross": each
+    line of the other axis shifted by its own maximum)."""
     z = np.asarray(z, dtype=float)
-    shifted = {"line": lambda: z - z.max(axis=axis, keepdims=True),
+    other = 0 if axis in (-1, z.ndim - 1) else -1
+    shifted = {"line": lambda: z - z.max(axis=axis, keepdims=keepdims != "neither"),
+               "cross": lambda: z - z.max(axis=other, keepdims=True),
                "none": lambda: z,
                "one max": lambda: z - z.max(),
                "mean": lambda: z - z.mean(axis=axis, keepdims=True),
@@ -33,7 +37,7 @@ def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator:
                "clip": lambda: np.clip(z, -CLIP, CLIP)}[shift]()
     e = np.exp(shifted)
     below = np.exp(z) if denominator == "unshifted" else e
-    weights = e / below.sum(axis=axis, keepdims=keepdims)
+    weights = e / below.sum(axis=axis, keepdims=keepdims is True)
     return np.nan_to_num(weights) if clean else weights
 
 
@@ -65,6 +69,15 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
                 f"so the weights come out 0 or wrong. Subtract {each} before np.exp instead",
                 shift="none", clean=True),
     ]
+    if line:
+        across, other = ("row", 1) if line == "column" else ("column", 0)
+        out.append(variant(
+            f"each {across}'s maximum subtracted", family,
+            f"you subtracted each {across}'s maximum (np.max(z, axis={other})) before a "
+            f"{line} softmax: a shift cancels only when it is the same for every entry of the "
+            f"{line} normalised, and each {across}'s maximum is not, so the weights change. "
+            f"Subtract each {line}'s own maximum: np.max(z, axis={axis}, keepdims=True)",
+            shift="cross"))
     if keepdims:
         out.append(variant(
             "sums without keepdims", family,
@@ -72,6 +85,13 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
             f"numpy lines up with the last axis, so on a square matrix {line} i is divided by "
             "another line's sum, and on other shapes it raises ValueError (on {case}). Write "
             f"e.sum(axis={axis}, keepdims=True)", keepdims=False))
+        out.append(variant(  # after the sums alone: with one max they agree
+            "maxima and sums without keepdims", family,
+            f"you took the {line} maxima and sums without keepdims=True: 1-D arrays that numpy "
+            f"lines up with the last axis, so on a square matrix {line} i is shifted and "
+            "divided by another line's maximum and sum, and on other shapes it raises "
+            "ValueError (on {case}). Write z.max(axis=" f"{axis}, keepdims=True) and "
+            f"e.sum(axis={axis}, keepdims=True)", keepdims="neither"))
     return out
 
 

@@ -179,7 +179,8 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     if all(ok):
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases", ok)
     try:
-        hint, credit, name = explain(check, cases, got, ok, expected, slack)
+        hint, credit, name = explain(check, cases, got, ok, expected, slack,
+                                     helper_calls(records))
     except Exception:  # noqa: BLE001 - a malformed result must not crash grading
         first = next(c for c, passed in zip(cases, ok, strict=True) if not passed)
         hint, credit, name = f"your result on {first.name} is not right", 0.0, "values differ"
@@ -187,6 +188,19 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
         also, kept, names = unmet(broken)
         hint, name, credit = f"{hint}. Also: {also}", f"{name}; {names}", min(credit, kept)
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
+
+
+def helper_calls(records: list[dict]) -> list[list | None]:
+    """The helper calls the probe recorded per case (a caller's), None where there are none."""
+    from attnkit.judge.carry import _calls
+
+    out: list[list | None] = []
+    for record in records:
+        try:
+            out.append(_calls(record.get("calls")) if isinstance(record, dict) else None)
+        except Exception:  # noqa: BLE001 - an odd record gives no calls (Refused too)
+            out.append(None)
+    return out
 
 
 def _per_case(check: Check, points: float, got: list[Any], cases: list[Case], ok: list[bool],

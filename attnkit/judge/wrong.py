@@ -8,7 +8,9 @@ function with a wrong scale and a softmax shifted by one maximum for the whole m
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -90,11 +92,59 @@ def compose(one: Wrong, other: Wrong) -> Wrong | None:
 _KEEP = re.compile(r"[:;,.]?\s*(you )?keep half the points")
 
 
-def run_variant(fn: Callable[[Args], Any], args: Args) -> Any:
-    """A variant's output on one case, ``Raised`` where it raises."""
-    with np.errstate(all="ignore"):
+# The helper calls the probe recorded on the case a variant runs on (``attnkit.judge.carry``'s
+# ``Call``: helper, args, own): a caller's variant asks ``helped`` for the student's helper
+# result on exactly the arguments the mistake passes, so a caller's own mistake is named
+# whatever its (charged) helpers do.
+_CALLS: ContextVar[list | None] = ContextVar("attnkit_helper_calls", default=None)
+
+
+class HelperError(Exception):
+    """The student's helper raised on the arguments a variant passed it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _alike(got: Any, want: Any) -> bool:
+    try:
+        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    except (ValueError, TypeError):
+        return False
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=1e-7, atol=1e-10,
+                                                        equal_nan=True))
+
+
+def helped(name: str, *given: Any, otherwise: Callable[[], Any]) -> Any:
+    """What the student's helper ``name`` returned on ``given`` in this case's recorded calls,
+    else ``otherwise()`` (the reference step); raises ``HelperError`` where the helper raised."""
+    for call in _CALLS.get() or ():
+        if (call.helper == name and len(call.args) == len(given)
+                and all(_alike(g, w) for g, w in zip(call.args, given, strict=True))):
+            if isinstance(call.own, Raised):
+                raise HelperError(call.own.message)
+            return call.own
+    return otherwise()
+
+
+@contextmanager
+def recorded(calls: list | None) -> Iterator[None]:
+    token = _CALLS.set(calls)
+    try:
+        yield
+    finally:
+        _CALLS.reset(token)
+
+
+def run_variant(fn: Callable[[Args], Any], args: Args, calls: list | None = None) -> Any:
+    """A variant's output on one case, ``Raised`` where it raises; ``calls`` are the case's
+    recorded helper calls (see ``helped``)."""
+    with np.errstate(all="ignore"), recorded(calls):
         try:
             return fn(args)
+        except HelperError as error:
+            return Raised(error.message)
         except Exception as error:  # noqa: BLE001 - a crash is what some mistakes give
             return Raised(f"{type(error).__name__}: {error}")
 

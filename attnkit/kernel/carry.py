@@ -23,8 +23,8 @@ import numpy as np
 # caller's grade id -> the globals it may call whose results can carry a mistake forward
 HELPERS: dict[str, tuple[str, ...]] = {
     "ps1_self_attention_loop": ("softmax",),
-    "ps1_self_attention": ("softmax_cols",),
-    "ps1_scaled_attention": ("softmax_cols",),
+    "ps1_self_attention": ("softmax_cols", "softmax"),  # softmax: inside the student's
+    "ps1_scaled_attention": ("softmax_cols", "softmax"),  # softmax_cols, if it calls it
     "ps2_multihead_scaled": ("single_head_attention",),
     "ps2_multihead_general": ("single_head_attention",),
     "ps3_forward": ("softmax",),
@@ -70,10 +70,15 @@ def _arguments(helper: Callable, args: tuple, kwargs: dict) -> list:
 
 
 def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], dict],
-             rng: np.random.Generator | None) -> Callable:
-    """``helper`` recording each call in ``calls``; with ``rng``, its results nudged. A call
-    that raises is recorded with its error (``raised``), then raises on."""
+             rng: np.random.Generator | None, depth: list[int] | None = None) -> Callable:
+    """``helper`` recording each call in ``calls``; with ``rng``, its results nudged (only a
+    call the caller made itself, not one a helper made inside another, whose depth is
+    counted in ``depth``). A call that raises is recorded with its error (``raised``), then
+    raises on."""
+    depth = depth if depth is not None else [0]
+
     def call(*args: Any, **kwargs: Any) -> Any:
+        depth[0] += 1
         try:
             own = helper(*args, **kwargs)
         except Exception as error:
@@ -85,7 +90,9 @@ def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], d
                 except (TypeError, ValueError):
                     calls.append({"helper": name, "unrecorded": True})
             raise
-        given = nudged(own, rng) if rng is not None else own
+        finally:
+            depth[0] -= 1
+        given = nudged(own, rng) if rng is not None and depth[0] == 0 else own
         if len(calls) < MAX_CALLS:
             try:
                 calls.append({"helper": name, "args": encode(_arguments(helper, args, kwargs)),
@@ -103,9 +110,10 @@ def recording(check: str, targets: tuple, calls: list, encode: Callable[[Any], d
     names = HELPERS.get(check, ())
     space = namespace(targets[0]) if targets else None
     saved = {n: space[n] for n in names if space is not None and callable(space.get(n))}
+    depth = [0]
     try:
         for name, helper in saved.items():
-            space[name] = stand_in(helper, name, calls, encode, rng)
+            space[name] = stand_in(helper, name, calls, encode, rng, depth)
         yield
     finally:
         for name, helper in saved.items():

@@ -116,7 +116,26 @@ def equivariance_cases(seed: int) -> list[Case]:
                       {"kind": EQUIVARIANT[0], "X": X, "perm": swap, **data}))
     cases.append(rounding_case(seed, data, 1.0, "ps1_equivariance_rounding"))
     cases.append(rounding_case(seed, data, 1e6, "ps1_equivariance_large"))
+    cases.append(later_column_case(seed, data))
     return cases
+
+
+LATER = "last two tokens swapped"  # not equivariant; a case of its own, after the drawn ones
+
+
+def later_column_case(seed: int, data: Args) -> Case:
+    """A map that is not equivariant, with a perm under which the first output column of both
+    sides agrees and a later one does not: comparing only the first column says True."""
+    rng = seeded_rng(seed, "ps1_equivariance_later")
+    D, N = 4, 5
+    X = rng.normal(size=(D, N))
+    f = equivariance_function({"kind": LATER, **data})
+    while True:
+        perm = list(rng.permutation(N))
+        left, right = f(X[:, perm]), f(X)[:, perm]
+        if np.allclose(left[:, 0], right[:, 0]) and not np.allclose(left, right):
+            return Case(f"{LATER}, first column unchanged",
+                        {"kind": LATER, "X": X, "perm": perm, **data})
 
 
 def rounding_case(seed: int, data: Args, size: float, name: str) -> Case:
@@ -148,6 +167,7 @@ def equivariance_function(args: Args) -> Callable[[np.ndarray], np.ndarray]:
         "token-wise map of X + positions": lambda X: tokenwise(X + P[:, : X.shape[1]]),
         "reverse tokens": lambda X: X[:, ::-1],
         "mix tokens": lambda X: X @ M[: X.shape[1], : X.shape[1]],
+        LATER: lambda X: X[:, [*range(X.shape[1] - 2), X.shape[1] - 1, X.shape[1] - 2]],
     }
     return maps[args["kind"]]
 

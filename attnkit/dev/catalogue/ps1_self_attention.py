@@ -588,3 +588,50 @@ def check_equivariance_absolute(f, X, perm):
     """The largest difference against a fixed 1e-12."""
     difference = f(X[:, perm]) - f(X)[:, perm]
     return bool(np.max(np.abs(difference)) < 1e-12)
+
+
+# ---------------------------------------------------------------- blind class 4's families
+
+
+@entry("ps1_softmax_cols", wrong="each row's maximum subtracted", says=("each row's maximum",))
+def softmax_cols_row_shift(data_in):
+    """Shifts by each row's maximum (axis=1, keepdims), then normalises the columns."""
+    z = np.asarray(data_in, dtype=float)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+
+@entry("ps1_self_attention", wrong="attention returned transposed", says=("transposed",))
+def self_attention_rows_of_weights(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Returns the weights with one row per output (attentions.T), easier to read."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions.T
+
+
+@entry("ps1_scaled_attention", wrong="attention returned transposed", says=("transposed",))
+def scaled_rows_of_weights(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Scaled right, but returns attentions.T."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    return V @ attentions, attentions.T
+
+
+@entry("ps1_scaled_attention", wrong="size ** 1/2 precedence", says=("binds tighter",))
+def scaled_precedence(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """S / D_q ** 1/2: (S / D_q) / 2."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q / Q.shape[0] ** 1/2)
+    return V @ attentions, attentions
+
+
+@entry("ps1_equivariance", wrong="signed differences summed", says=("cancel",))
+def check_equivariance_signed_sum(f, X, perm):
+    """Sums the signed differences, then takes the absolute value."""
+    return abs(np.sum(f(X[:, perm]) - f(X)[:, perm])) < 1e-8
+
+
+@entry("ps1_equivariance", wrong="first column only", says=("every column",))
+def check_equivariance_first_column(f, X, perm):
+    """Compares the first output token only."""
+    return bool(np.allclose(f(X[:, perm])[:, 0], f(X)[:, perm[0]]))

@@ -451,3 +451,40 @@ def multihead_general_from_one(X, heads, omega_c):
                                              head["omega_k"], head["beta_v"], head["beta_q"],
                                              head["beta_k"]))
     return omega_c @ np.vstack(outputs)
+
+
+# ---------------------------------------------------------------- blind class 4's families
+
+
+@entry("ps2_single_head", wrong="scale sqrt(N)", says=("number of tokens",))
+def single_head_token_count(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by sqrt(Q.shape[1]), the number of tokens."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[1]))
+
+
+@entry("ps2_single_head", wrong="size ** 1/2 precedence", says=("binds tighter",))
+def single_head_precedence(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """S / D_q ** 1/2 is (S / D_q) / 2."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / Q.shape[0] ** 1/2)
+
+
+@entry("ps2_multihead_scaled", wrong="arguments in q, k, v order", says=("q, k, v",))
+def multihead_drawn_order(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                          omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """Passes both heads' matrices in the order they were drawn: q, k, v."""
+    h1 = single_head_attention(X, omega_q1, omega_k1, omega_v1, beta_q1, beta_k1, beta_v1)
+    h2 = single_head_attention(X, omega_q2, omega_k2, omega_v2, beta_q2, beta_k2, beta_v2)
+    return omega_c @ np.vstack([h1, h2])
+
+
+@entry("ps2_multihead_general", wrong="heads rotated", says=("heads[i - 1]",))
+def multihead_general_last_first(X, heads, omega_c):
+    """heads[i - 1] for i in range(len(heads)): the last head first."""
+    outputs = []
+    for i in range(len(heads)):
+        h = heads[i - 1]
+        outputs.append(single_head_attention(X, h["omega_v"], h["omega_q"], h["omega_k"],
+                                             h["beta_v"], h["beta_q"], h["beta_k"]))
+    return omega_c @ np.vstack(outputs)

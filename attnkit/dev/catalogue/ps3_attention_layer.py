@@ -411,3 +411,63 @@ class SelfAttentionColumnHabit:
         K = (self.W_k @ x.T).T
         V = (self.W_v @ x.T).T
         return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o
+
+
+# ---------------------------------------------------------------- blind class 4's families
+
+
+@entry("ps3_softmax", wrong="each column's maximum subtracted", says=("each column's maximum",))
+def softmax_rows_column_shift(X):
+    """Shifts by each column's maximum, then normalises the rows."""
+    z = np.asarray(X, dtype=float)
+    e = np.exp(z - z.max(axis=0, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@entry("ps3_softmax", wrong="maxima and sums without keepdims", says=("keepdims=True",))
+def softmax_rows_no_keepdims(X):
+    """Z.max(axis=1) and E.sum(axis=1) without keepdims."""
+    Z = np.asarray(X, dtype=float)
+    E = np.exp(Z - Z.max(axis=1))
+    return E / E.sum(axis=1)
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_forward": "size ** 1/2 precedence"},
+       says=("binds tighter",))
+class SelfAttentionPrecedence:
+    """Divides by self.dims ** 1/2, which is (dims ** 1) / 2."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q, self.W_k, self.W_v, self.W_o = (np.random.randn(dims, dims) for _ in range(4))
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / self.dims ** 1/2) @ V @ self.W_o
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_forward": "W_v for W_o"}, says=("W_o",))
+class SelfAttentionValuesTwice:
+    """Ends with @ self.W_v where W_o belongs."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q, self.W_k, self.W_v, self.W_o = (np.random.randn(dims, dims) for _ in range(4))
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_v
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_forward": "no square root; W_v for W_o"},
+       says=("two mistakes", "W_o"))
+class SelfAttentionDimsAndValuesTwice:
+    """Divides by dims, not its root, and ends with @ self.W_v."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q, self.W_k, self.W_v, self.W_o = (np.random.randn(dims, dims) for _ in range(4))
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / self.dims) @ V @ self.W_v

@@ -352,3 +352,31 @@ def scale_scores_precedence_bracketed(scores, n):
 def split_heads_hsplit_width(W, h):
     """np.hsplit with the block width where the number of pieces goes."""
     return np.hsplit(W, W.shape[1] // h)
+
+
+# ---------------------------------------------------------------- blind class 4's families
+
+
+@entry("ps4_scale_scores", wrong="divided by the number of scores", says=("len(scores)",))
+def scale_scores_by_count(scores, n):
+    """sqrt(len(scores)): the number of scores, not n."""
+    return np.asarray(scores) / np.sqrt(len(scores))
+
+
+@entry("ps4_single_query", wrong="scale sqrt(d_v)", says=("d_v",))
+def single_query_attention_value_size(query_token, tokens, W_Q, W_K, W_V):
+    """Scales by d_v = V.shape[-1]."""
+    q, K, V = query_token @ W_Q, tokens @ W_K, tokens @ W_V
+    weights = _softmax(K @ q / np.sqrt(V.shape[-1]))
+    return weights, weights @ V
+
+
+@entry("ps4_split_heads", wrong="block width h", says=("width",))
+def split_heads_width_h(W, h):
+    """Uses h as the block width."""
+    return [W[:, i * h:(i + 1) * h] for i in range(h)]
+
+
+DIMENSIONS_TOKENS_IN_COLUMNS = values(
+    "ps4_dimensions", (4, 2), (4, 3), (4, 4), name="dimensions_tokens_in_columns",
+    wrong="tokens in columns", says=("tokens in columns",))

@@ -681,3 +681,14 @@ def positional_encoding_even_loop(D, N):
         Pi[i] = np.sin(positions / 10000 ** (2 * i / D))
         Pi[i + 1] = np.cos(positions / 10000 ** (2 * i / D))
     return Pi
+
+
+@entry("ps5_equivariance", wrong="largest signed difference", says=("np.abs",))
+def equivariance_gaps_signed(X, perm, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The largest signed difference of each map, without abs."""
+    params = (omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    Pi = _encoding(*X.shape)
+    maps = [lambda Z: _attention(Z, *params, causal=False),
+            lambda Z: _attention(Z, *params, causal=True),
+            lambda Z: _attention(Z + Pi, *params, causal=False)]
+    return np.array([np.max(f(X[:, perm]) - f(X)[:, perm]) for f in maps])
