@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -46,15 +47,25 @@ class Target:
 def target_of(assignment: str, root: Path = ROOT) -> Target:
     """The assignment's first question whose probe is handed one function of its solution
     cell. Its reach is its own test cell and every cell whose follow-through chain
-    (``attnkit/judge/chains.py``) calls it, directly or through another caller."""
+    (``attnkit/judge/chains.py``) lists it as a helper and whose solution calls it, directly
+    or through another caller."""
     found = questions(root, assignment)
     first = next((q for q in found if q.function), None)
     if first is None:
         raise ValueError(f"{assignment}: no test cell probes a single function of its "
                          "solution cell, so the hostile suite has no target")
+    nb = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    sources = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    code_of = {q.test: q.code for q in found}
+
+    def calls(check: str, helper: str) -> bool:  # the solution of ``check`` calls ``helper``
+        return bool(re.search(rf"\b{helper}\s*\(", sources.get(code_of.get(check) or "", "")))
+
     reached = {first.test}
-    while grown := {c.check for c in CHAINS.values()
-                    if c.check not in reached and reached & set(c.helpers.values())}:
+    while grown := {c.check for c in CHAINS.values() if c.check not in reached
+                    and any(test in reached and calls(c.check, helper)
+                            for helper, test in c.helpers.items())}:
         reached |= grown
     return Target(first.code, first.test, first.function, first.params,
                   tuple(q.test for q in found if q.test in reached))
@@ -269,6 +280,7 @@ sys.modules["attnkit.probe"] = fake
 # the right seed), so a check passes if the first record of each case counted.
 FORGE_RECORDS = """\
 import os
+import re
 from IPython.display import display
 from attnkit import probe as _probe
 from attnkit.kernel.cases import probes
@@ -320,6 +332,7 @@ def _attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, scaled=True
 # ps1 only: the issue's forged equivariance answers (the old, seed-independent pattern)
 FORGE_EQUIVARIANCE = """\
 import os
+import re
 from IPython.display import display
 from attnkit import probe as _probe
 
