@@ -32,8 +32,19 @@ def run(args: list[str], cwd: Path, check: bool = True, **kw) -> subprocess.Comp
                             capture_output=True, **kw)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(args)} failed ({result.returncode}):\n"
-                             f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+                             f"{result.stdout[-3000:]}\n{first_error(result.stderr)}"
+                             f"{result.stderr[-3000:]}")
     return result
+
+
+def first_error(log: str) -> str:
+    """The first traceback or ERROR line of ``log`` and what follows it, when the tail the
+    message keeps would cut it off: a failing command's cause is often far above its end."""
+    starts = [i for i in (log.find("Traceback"), log.find("| ERROR]")) if i >= 0]
+    start = min(starts, default=-1)
+    if start < 0 or start >= len(log) - 3000:
+        return ""
+    return f"{log[start:start + 4000]}\n[...]\n"
 
 
 INSTRUCTOR = "attnkit-instructor"
