@@ -11,9 +11,9 @@ assignment added later gets the whole suite with nothing to register.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -60,7 +60,10 @@ def target_of(assignment: str, root: Path = ROOT) -> Target:
     code_of = {q.test: q.code for q in found}
 
     def calls(check: str, helper: str) -> bool:  # the solution of ``check`` calls ``helper``
-        return bool(re.search(rf"\b{helper}\s*\(", sources.get(code_of.get(check) or "", "")))
+        tree = ast.parse(sources.get(code_of.get(check) or "", ""))
+        return any(isinstance(node, ast.Call) and helper in (getattr(node.func, "id", None),
+                                                              getattr(node.func, "attr", None))
+                   for node in ast.walk(tree))
 
     reached = {first.test}
     while grown := {c.check for c in CHAINS.values() if c.check not in reached
