@@ -18,9 +18,9 @@ same order give the same groups.
   same part) are pushed apart past any threshold, so a group never mixes the stances of
   whole answers: they rarely deserve the same mark. For the whole answer, an answer with a
   stance is apart from one without (off-topic), one that speaks of the predicate's sibling
-  only ("invariant" for "equivariant") from one that does not, one that gives a reason a
-  little from one that only states a verdict or a result; two that take the same side come
-  a little closer.
+  only ("invariant" for "equivariant") from one that does not, one that rests on a reported
+  result only ("the check returned False") a little from one that explains; two that take
+  the same side come a little closer.
 * **Alike through the class.** Two answers that share few words but are alike to the same
   other answers (a paraphrase of a common idea) are brought closer: part of the similarity is
   the cosine of the two answers' rows of the similarity matrix.
@@ -70,10 +70,10 @@ PART_WEIGHT = 0.7
 # for the whole answer also a stance against none; apart, whatever the words
 VERDICT_PENALTY = 1.0
 NONE_PENALTY = 1.0
-# added when one of two answers with a stance gives a reason and the other does not
-REASON_PENALTY = 0.1
 # added when one of two answers speaks of the predicate's sibling ("invariant") only
 CONFUSED_PENALTY = 1.0
+# added when one of two answers with a stance rests on a reported result only
+RESULT_PENALTY = 0.2
 # taken off the distance of two answers that take the same side: evidence of the same mark
 AGREE_BONUS = 0.05
 # the share of the second-order similarity: alike when alike to the same answers
@@ -231,11 +231,11 @@ def _stance_distance(texts: list[str], whole: bool) -> np.ndarray:
     distance = VERDICT_PENALTY * (apart & ~quiet)
     if not whole:
         return distance
-    argues = np.array([r[1] for r in read])
     confused = np.array([r[2] for r in read])
+    result = np.array([r[3] for r in read])
     return (distance + NONE_PENALTY * (apart & quiet)
-            + REASON_PENALTY * ((argues[:, None] != argues[None, :]) & ~quiet)
             + CONFUSED_PENALTY * (confused[:, None] != confused[None, :])
+            + RESULT_PENALTY * ((result[:, None] != result[None, :]) & ~quiet)
             - AGREE_BONUS * (~apart & ~quiet))
 
 

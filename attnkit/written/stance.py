@@ -34,6 +34,10 @@ YES, NO, HEDGE, NONE = 1, -1, 2, 0
 
 _YES = frozenset({"yes", "yeah", "yep", "true"})
 _NO = frozenset({"no", "nope", "false"})
+_STILL = frozenset({"still", "holds"})
+_NOT = frozenset({"not", "never"})
+# a verdict given as a conclusion: "so no", "the answer is no"
+_CONCLUDED = re.compile(r"\b(?:answer is|answer|so|therefore|thus|hence|i\.e) (yes|no)\b")
 # a hedge in the first words: the answer takes no side (or both)
 _HEDGE = re.compile(r"\b(yes (and|or|but) no|no (and|or|but) yes|depends|not sure|unsure"
                     r"|unclear|i dont know)\b")
@@ -57,6 +61,9 @@ AGAINST = 1
 # words that give a reason, not only a verdict or a result
 _REASON = re.compile(r"\b(because|since|due|reason|implies|so that|hence|thus|therefore|as a"
                      r"|neq|means|which)\b")
+# a result reported: a function, a test or a check that returned True or False
+_RESULT = re.compile(r"\b(returns?|returned|gives?|gave|give|prints?|printed|outputs?|says?|said"
+                     r"|shows?|showed|got|get|obtain|is|was|result)(?: \w+){0,2} (true|false)\b")
 # a negation or an affirmation and the two words after it: where the predicate is
 _CUE_NO = re.compile(r"\b(not|no longer|never)((?: \w+){1,2})")
 _CUE_YES = re.compile(r"\b(still|remains?|stays?)((?: \w+){1,2})")
@@ -108,12 +115,25 @@ def stance(text: str, word: str | None, against: int = AGAINST) -> int:
     words = text.split()
     if _HEDGE.search(" ".join(words[:8])):
         return HEDGE
+    # a "not" or a "still" opening the answer says no or yes to a yes/no question only
+    yes, no = (_YES | _STILL, _NO | _NOT) if word else (_YES, _NO)
     for at, w in enumerate(words[:3]):
-        if w in _YES or w in _NO:
-            if w in _YES and _against(" ".join(words[at + 1:])) >= against:
+        if w in yes or w in no:
+            if w in yes and _against(" ".join(words[at + 1:])) >= against:
                 return HEDGE
-            return YES if w in _YES else NO
-    return _stance_of_predicate(text, word) if word else NONE
+            return YES if w in yes else NO
+    if not word:
+        return NONE
+    concluded = _CONCLUDED.findall(text)
+    if concluded:
+        return YES if concluded[-1] in _YES else NO
+    return _stance_of_predicate(text, word)
+
+
+def only_result(text: str) -> bool:
+    """Whether the answer rests on a result it reports ("the check returned False") and
+    gives no reason: evidence, not an explanation."""
+    return bool(_RESULT.search(text)) and not reasons(text)
 
 
 def reasons(text: str) -> bool:
@@ -137,12 +157,12 @@ class Reading:
         self.word = predicate(texts)
         self.against = against
 
-    def __call__(self, text: str) -> tuple[int, bool, bool]:
+    def __call__(self, text: str) -> tuple[int, bool, bool, bool]:
         return (stance(text, self.word, self.against), reasons(text),
-                confused(text, self.word))
+                confused(text, self.word), only_result(text))
 
 
-def read(texts: Sequence[str], against: int = AGAINST) -> list[tuple[int, bool, bool]]:
-    """Each normalised text's (stance, reasons, confused)."""
+def read(texts: Sequence[str], against: int = AGAINST) -> list[tuple[int, bool, bool, bool]]:
+    """Each normalised text's (stance, reasons, confused, only_result)."""
     reading = Reading(texts, against)
     return [reading(text) for text in texts]
