@@ -130,9 +130,16 @@ def test_stances_are_read_from_the_words_of_any_yes_no_question() -> None:
     said = [reading(normalise(t))[0] for t in [
         "Yes.", "no", "Yes and no, it depends.", "I'm not sure.",
         "Yes, but the two are different and it is not the same.", "It is no longer smooth.",
-        "It stays smooth.", "The function loses smoothness.", "Kernels are nice."]]
+        "It stays smooth.", "The function loses smoothness.", "Kernels are nice.",
+        "The smoothness is lost.", "Smoothness doesn't hold anymore.", "Smoothness still holds.",
+        "I would say no.", "It would not.", "Still smooth, nothing changes."]]
     assert said == [stance.YES, stance.NO, stance.HEDGE, stance.HEDGE, stance.HEDGE,
-                    stance.NO, stance.YES, stance.NO, stance.NONE]
+                    stance.NO, stance.YES, stance.NO, stance.NONE,
+                    stance.NO, stance.NO, stance.YES, stance.NO, stance.NO, stance.YES]
+    assert reading(normalise("It is rough, not smooth, never smooth."))[0] == stance.NO
+    assert stance.confused(normalise("The layer is invariant now."), "equivariant")
+    assert stance.confused(normalise("Invariance is lost."), "equivariant")
+    assert not stance.confused(normalise("Not equivariant, nor invariant."), "equivariant")
     assert stance.predicate([normalise("Several heads attend to several places.")] * 40) is None
 
 

@@ -37,7 +37,8 @@ _NO = frozenset({"no", "nope", "false"})
 _STILL = frozenset({"still", "holds"})
 _NOT = frozenset({"not", "never"})
 # a verdict given as a conclusion: "so no", "the answer is no"
-_CONCLUDED = re.compile(r"\b(?:answer is|answer|so|therefore|thus|hence|i\.e) (yes|no)\b")
+_CONCLUDED = re.compile(r"\b(?:answer is|answer|so|therefore|thus|hence|i e|say|think|guess"
+                        r"|believe) (yes|no)\b")
 # a hedge in the first words: the answer takes no side (or both)
 _HEDGE = re.compile(r"\b(yes (and|or|but) no|no (and|or|but) yes|depends|not sure|unsure"
                     r"|unclear|i dont know)\b")
@@ -49,7 +50,11 @@ _NEGATE = re.compile(r"\b(not|no longer|never|neither|nor|breaks?|broken|breakin
 _AFFIRM = re.compile(r"\b(still|remains?|stays?|keeps?|preserves?|preserved|is|are)"
                      r"(?: \w+){0,1} $")
 # after the predicate: "equivariant anymore" (with a "not" before), "is lost"
-_AFTER = re.compile(r"^\w* ?(anymore|any more|any longer|is lost|is broken|no more)\b")
+_AFTER = re.compile(r"^\w* ?(anymore|any more|any longer|no more)\b")
+# after the predicate: it is gone ("equivariance is lost", "does not hold") or it holds
+_GONE = re.compile(r"^\w* ?(?:is |gets |was |becomes |will be )?(?:lost|broken|destroyed|gone"
+                   r"|violated|fails|does not hold|not hold|no longer holds?)\b")
+_HOLDS = re.compile(r"^\w*(?: \w+)? (?:still |always |also )?holds?\b")
 # words of change and of sameness ("does not change" is sameness)
 _CHANGE = re.compile(r"\b(different|differs?|other|another|changes?|changed|changing|breaks?"
                      r"|broken|not|neq|no longer|anymore)\b")
@@ -93,9 +98,10 @@ def _stance_of_predicate(text: str, word: str) -> int:
     signs = set()
     for match in re.finditer(rf"\b\w*{re.escape(word[:-2])}\w*", text):
         before, after = text[: match.start()], text[match.end():]
-        if _NEGATE.search(before[-60:]) or (_AFTER.match(after) and "not" in before[-40:]):
+        if (_NEGATE.search(before[-60:]) or _GONE.match(after)
+                or (_AFTER.match(after) and "not" in before[-40:])):
             signs.add(NO)
-        elif _AFFIRM.search(before[-30:]):
+        elif _AFFIRM.search(before[-30:]) or _HOLDS.match(after):
             signs.add(YES)
     if len(signs) == 2:
         return HEDGE
@@ -145,8 +151,8 @@ def confused(text: str, word: str | None) -> bool:
     """Speaks of the predicate's sibling ("invariant") and never of the predicate."""
     if not word or len(word) < 8:
         return False
-    tail = word[-6:]
-    used = set(re.findall(rf"\b\w*{tail}\w*", text))
+    tail = word[-7:-1]  # "varian": "invariant", "invariance"
+    used = set(re.findall(rf"\b\w*{re.escape(tail)}\w*", text))
     return bool(used) and not any(u.startswith(word[:-2]) for u in used)
 
 
