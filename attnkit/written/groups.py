@@ -29,7 +29,8 @@ same order give the same groups.
   joins the nearest group if it is close enough: a TA pays one action to grade a lone answer
   and one to move a wrongly joined one, so joining never costs more, and a low confidence
   marks it for a look. Both thresholds were tuned on the "tune" half of the labelled class in
-  ``tests/data/written_answers`` (figures in ``docs/written.md``).
+  ``tests/data/written_answers``, the stance weights on both labelled sets (figures in
+  ``docs/written.md``).
 * **Blank answers apart.** Empty cells and nbgrader's untouched ``YOUR ANSWER HERE`` form one
   group of their own, so no TA grades them by accident with a real answer.
 
@@ -225,14 +226,14 @@ def _stance_distance(texts: list[str], whole: bool) -> np.ndarray:
     part (``whole`` False) is read for its verdict only: a part's short argument is compared
     by its words already."""
     read = stance.read(texts, stance.AGAINST if whole else 10**6)
-    side = np.array([r[0] for r in read])
+    side = np.array([r.stance for r in read])
     apart = side[:, None] != side[None, :]
     quiet = (side[:, None] == stance.NONE) | (side[None, :] == stance.NONE)
     distance = VERDICT_PENALTY * (apart & ~quiet)
     if not whole:
         return distance
-    confused = np.array([r[2] for r in read])
-    result = np.array([r[3] for r in read])
+    confused = np.array([r.confused for r in read])
+    result = np.array([r.only_result for r in read])
     return (distance + NONE_PENALTY * (apart & quiet)
             + CONFUSED_PENALTY * (confused[:, None] != confused[None, :])
             + RESULT_PENALTY * ((result[:, None] != result[None, :]) & ~quiet)

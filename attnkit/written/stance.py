@@ -6,15 +6,16 @@ test is the stance. So, from the normalised text (``groups.normalise``), for any
 
 * **Stance:** yes, no, a hedge ("yes and no", "not sure", "depends") or none (no verdict:
   off-topic, or an answer to a question that asks no yes/no). An explicit yes or no in the
-  first words decides; else the class's **predicate** (the word its answers both negate and
-  affirm most, "not equivariant", "still equivariant") negated ("no longer", "not ...
-  anymore", "breaks", "loses") or affirmed ("still", "remains") anywhere in the answer. A
+  first words decides (for a yes/no question also an opening "not" or "still"); else a
+  conclusion ("so no", "the answer is no"); else the class's **predicate** (the word its
+  answers both negate and affirm most, "not equivariant", "still equivariant") negated ("no
+  longer", "not ... anymore", "breaks", "is lost") or affirmed ("still", "holds"). A
   "yes" whose own argument speaks of change ("different", "breaks", "not") more than of
   sameness ("the same", "does not change") is a hedge: it gives the mechanism behind "no"
   and answers "yes", a mark scheme's usual half mark.
-* **Reason:** whether the answer argues ("because", "since", an implication, an
-  inequality) or only states a verdict or a result: a bare "No" and "No, the check returned
-  False" earn less than "No, because ... stays put".
+* **Result only:** the answer rests on a result it reports ("the check returned False")
+  and gives no reason ("because", "since", an implication, an inequality): a mark scheme
+  gives evidence less than an explanation.
 * **Confusion:** an answer that speaks of a sibling of the predicate (a word ending like it,
   "invariant" beside "equivariant") and not of the predicate itself answers another question.
 
@@ -26,9 +27,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
-__all__ = ["AGAINST", "HEDGE", "NO", "NONE", "YES", "Reading", "confused", "predicate", "read",
-           "reasons", "stance"]
+__all__ = ["AGAINST", "HEDGE", "NO", "NONE", "YES", "Reading", "Said", "confused", "only_result",
+           "predicate", "read", "reasons", "stance"]
 
 YES, NO, HEDGE, NONE = 1, -1, 2, 0
 
@@ -39,9 +41,10 @@ _NOT = frozenset({"not", "never"})
 # a verdict given as a conclusion: "so no", "the answer is no"
 _CONCLUDED = re.compile(r"\b(?:answer is|answer|so|therefore|thus|hence|i e|say|think|guess"
                         r"|believe) (yes|no)\b")
-# a hedge in the first words: the answer takes no side (or both)
+# a hedge in the first words: the answer takes no side (or both); "I do not know" stays none:
+# it is marked like a blank or an off-topic answer
 _HEDGE = re.compile(r"\b(yes (and|or|but) no|no (and|or|but) yes|depends|not sure|unsure"
-                    r"|unclear|i dont know)\b")
+                    r"|unclear)\b")
 # before the predicate (up to two words between): it no longer holds
 _NEGATE = re.compile(r"\b(not|no longer|never|neither|nor|breaks?|broken|breaking|loses?|lost"
                      r"|losing|destroys?|destroyed|violates?|violated|fails?|without)"
@@ -58,7 +61,7 @@ _HOLDS = re.compile(r"^\w*(?: \w+)? (?:still |always |also )?holds?\b")
 # words of change and of sameness ("does not change" is sameness)
 _CHANGE = re.compile(r"\b(different|differs?|other|another|changes?|changed|changing|breaks?"
                      r"|broken|not|neq|no longer|anymore)\b")
-_SAME = re.compile(r"\b(not|nothing|never|doesnt|dont|cannot) (\w+ )?(chang|differ|matter|affect"
+_SAME = re.compile(r"\b(not|nothing|never|cannot) (\w+ )?(chang|differ|matter|affect"
                    r"|break|depend)\w*|\b(same|equal|eq|unchanged|identical|preserv\w*|commutes?"
                    r"|together|as well|also)\b")
 # change words beyond sameness words that make a "yes" a hedge: it argues for "no"
@@ -156,19 +159,28 @@ def confused(text: str, word: str | None) -> bool:
     return bool(used) and not any(u.startswith(word[:-2]) for u in used)
 
 
+class Said(NamedTuple):
+    """What one answer says (module docstring)."""
+
+    stance: int  # YES, NO, HEDGE or NONE
+    reasons: bool
+    confused: bool
+    only_result: bool
+
+
 class Reading:
-    """One class's answers read for stance, reason and confusion, part by part."""
+    """One class's answers (or one part of them), its predicate found once."""
 
     def __init__(self, texts: Sequence[str], against: int = AGAINST) -> None:
         self.word = predicate(texts)
         self.against = against
 
-    def __call__(self, text: str) -> tuple[int, bool, bool, bool]:
-        return (stance(text, self.word, self.against), reasons(text),
-                confused(text, self.word), only_result(text))
+    def __call__(self, text: str) -> Said:
+        return Said(stance(text, self.word, self.against), reasons(text),
+                    confused(text, self.word), only_result(text))
 
 
-def read(texts: Sequence[str], against: int = AGAINST) -> list[tuple[int, bool, bool, bool]]:
-    """Each normalised text's (stance, reasons, confused, only_result)."""
+def read(texts: Sequence[str], against: int = AGAINST) -> list[Said]:
+    """What each normalised text of one class says."""
     reading = Reading(texts, against)
     return [reading(text) for text in texts]
