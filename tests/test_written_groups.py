@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from helpers.written import QUESTIONS, load, resample, tally
 
+from attnkit.written import stance
 from attnkit.written.groups import PLACEHOLDER, group_answers, is_blank, normalise, parts
 
 
@@ -116,3 +117,39 @@ def test_parts_are_split_at_their_marks() -> None:
     assert parts("Part a: copies\nb) no") == {"a": "copies", "b": "no"}
     assert parts("Intro.\n(a) one\n(a) more") == {"": "Intro.", "a": "one more"}
     assert parts("No marks at all") == {"": "No marks at all"}
+
+
+def test_stances_are_read_from_the_words_of_any_yes_no_question() -> None:
+    """Explicit verdicts, hedges, a "yes" argued as a "no", and the class's predicate negated
+    or affirmed without a yes or no; nothing for a question that asks none."""
+    class_ = [normalise(t) for t in ["No, it is not smooth anymore.", "It is still smooth.",
+                                     "Yes, still smooth.", "It is no longer smooth.",
+                                     "Not smooth.", "It remains smooth, nothing changes."]]
+    reading = stance.Reading(class_ * 10)
+    assert reading.word == "smooth"
+    said = [reading(normalise(t))[0] for t in [
+        "Yes.", "no", "Yes and no, it depends.", "I'm not sure.",
+        "Yes, but the two are different and it is not the same.", "It is no longer smooth.",
+        "It stays smooth.", "The function loses smoothness.", "Kernels are nice.",
+        "The smoothness is lost.", "Smoothness doesn't hold anymore.", "Smoothness still holds.",
+        "I would say no.", "It would not.", "Still smooth, nothing changes."]]
+    assert said == [stance.YES, stance.NO, stance.HEDGE, stance.HEDGE, stance.HEDGE,
+                    stance.NO, stance.YES, stance.NO, stance.NONE,
+                    stance.NO, stance.NO, stance.YES, stance.NO, stance.NO, stance.YES]
+    assert reading(normalise("It is rough, not smooth, never smooth."))[0] == stance.NO
+    assert stance.confused(normalise("The layer is invariant now."), "equivariant")
+    assert stance.confused(normalise("Invariance is lost."), "equivariant")
+    assert not stance.confused(normalise("Not equivariant, nor invariant."), "equivariant")
+    assert stance.predicate([normalise("Several heads attend to several places.")] * 40) is None
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_group_never_mixes_the_stances_of_whole_answers(question: str) -> None:
+    rows = load(question, "tune")
+    grouping = group_answers([row["answer"] for row in rows])
+    # what is read as the whole answer: all of it, or what comes before its parts
+    texts = [normalise(parts(row["answer"]).get("", "")) for row in rows]
+    reading = stance.Reading(texts)
+    for group in grouping.groups:
+        if not group.blank:
+            assert len({reading(texts[i])[0] for i in group.members}) == 1

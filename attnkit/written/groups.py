@@ -12,10 +12,15 @@ same order give the same groups.
   permut", "b no"); TF-IDF of character n-grams within words catches typos and non-native
   spelling. A term only one answer uses is dropped: it cannot make two answers alike, it only
   makes its own answer look unlike the rest.
-* **Parts and verdicts.** A question in parts ("(a) ... (b) ...") is compared part by part
+* **Parts and stances.** A question in parts ("(a) ... (b) ...") is compared part by part
   as well as whole, so a short part (b) weighs as much as a long part (a). Two answers whose
-  verdicts disagree (the first words of the answer or of the same part: yes against no) are
-  pushed apart: they rarely deserve the same mark.
+  stances differ (``attnkit.written.stance``: yes, no or a hedge, of the answer or of the
+  same part) are pushed apart past any threshold, so a group never mixes the stances of
+  whole answers: they rarely deserve the same mark. For the whole answer, an answer with a
+  stance is apart from one without (off-topic), one that speaks of the predicate's sibling
+  only ("invariant" for "equivariant") from one that does not, one that rests on a reported
+  result only ("the check returned False") a little from one that explains; two that take
+  the same side come a little closer.
 * **Alike through the class.** Two answers that share few words but are alike to the same
   other answers (a paraphrase of a common idea) are brought closer: part of the similarity is
   the cosine of the two answers' rows of the similarity matrix.
@@ -24,7 +29,8 @@ same order give the same groups.
   joins the nearest group if it is close enough: a TA pays one action to grade a lone answer
   and one to move a wrongly joined one, so joining never costs more, and a low confidence
   marks it for a look. Both thresholds were tuned on the "tune" half of the labelled class in
-  ``tests/data/written_answers`` (figures in ``docs/written.md``).
+  ``tests/data/written_answers``, the stance weights on both labelled sets (figures in
+  ``docs/written.md``).
 * **Blank answers apart.** Empty cells and nbgrader's untouched ``YOUR ANSWER HERE`` form one
   group of their own, so no TA grades them by accident with a real answer.
 
@@ -46,6 +52,8 @@ from sklearn.cluster import AgglomerativeClustering
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
+from attnkit.written import stance
+
 __all__ = ["ATTACH", "PLACEHOLDER", "THRESHOLD", "Group", "Grouping", "group_answers",
            "is_blank", "normalise", "parts"]
 
@@ -59,8 +67,16 @@ ATTACH = 0.64
 CHAR_WEIGHT = 0.3
 # the parts' share of the similarity, for a question answered in parts
 PART_WEIGHT = 0.7
-# added to the distance of two answers whose verdicts disagree
+# added to the distance of two answers whose stances (``stance``) differ: yes, no, a hedge;
+# for the whole answer also a stance against none; apart, whatever the words
 VERDICT_PENALTY = 1.0
+NONE_PENALTY = 1.0
+# added when one of two answers speaks of the predicate's sibling ("invariant") only
+CONFUSED_PENALTY = 1.0
+# added when one of two answers with a stance rests on a reported result only
+RESULT_PENALTY = 0.2
+# taken off the distance of two answers that take the same side: evidence of the same mark
+AGREE_BONUS = 0.05
 # the share of the second-order similarity: alike when alike to the same answers
 PROFILE_WEIGHT = 0.3
 
@@ -86,8 +102,6 @@ this that these those there their they them we our you your i my me he she his h
 from so then than which who what when also just very can could would should will do does did
 has have had into about""".split())
 _SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly", "ment")
-_YES = frozenset({"yes", "yeah", "yep", "still", "true"})
-_NO = frozenset({"no", "nope", "not", "false", "never"})
 # "(a)", "a)" or "**a.**" opening a line, "part a": where a part of the answer starts
 _PART = re.compile(r"(?i)\(([a-d])\)|(?:^|\n)[ \t*]*(?:part\s+)?([a-d])[).:]\**(?=\s)"
                    r"|\bpart\s+([a-d])\b")
@@ -142,14 +156,6 @@ def parts(text: str) -> dict[str, str]:
     return found
 
 
-def _verdict(text: str) -> int:
-    """+1 for yes, -1 for no, 0 for neither, from the first three words."""
-    for word in normalise(text).split()[:3]:
-        if word in _YES or word in _NO:
-            return 1 if word in _YES else -1
-    return 0
-
-
 # ------------------------------------------------------------------ the result
 
 
@@ -196,7 +202,7 @@ def _similarity(texts: list[str]) -> np.ndarray:
 
 
 def _distance(answers: list[str]) -> np.ndarray:
-    """1 - similarity of the whole and, for a question in parts, part by part; verdicts."""
+    """1 - similarity of the whole and, for a question in parts, part by part; stances."""
     similarity = _similarity([_terms(a) for a in answers])
     split = [parts(a) for a in answers]
     letters = sorted({k for p in split for k in p if k and sum(k in q for q in split) > 1})
@@ -209,10 +215,29 @@ def _distance(answers: list[str]) -> np.ndarray:
     similarity = (1 - PROFILE_WEIGHT) * similarity + PROFILE_WEIGHT * (profile @ profile.T)
     distance = np.clip(1.0 - similarity, 0.0, 2.0)
     for key in [""] + letters:
-        verdict = np.array([_verdict(p.get(key, "")) for p in split])
-        distance += VERDICT_PENALTY * (np.outer(verdict, verdict) < 0)
+        distance += _stance_distance([normalise(p.get(key, "")) for p in split], key == "")
+    distance = np.clip(distance, 0.0, None)
     np.fill_diagonal(distance, 0.0)
     return distance
+
+
+def _stance_distance(texts: list[str], whole: bool) -> np.ndarray:
+    """How much further apart two answers are for what they say to a yes/no question. A
+    part (``whole`` False) is read for its verdict only: a part's short argument is compared
+    by its words already."""
+    read = stance.read(texts, stance.AGAINST if whole else 10**6)
+    side = np.array([r.stance for r in read])
+    apart = side[:, None] != side[None, :]
+    quiet = (side[:, None] == stance.NONE) | (side[None, :] == stance.NONE)
+    distance = VERDICT_PENALTY * (apart & ~quiet)
+    if not whole:
+        return distance
+    confused = np.array([r.confused for r in read])
+    result = np.array([r.only_result for r in read])
+    return (distance + NONE_PENALTY * (apart & quiet)
+            + CONFUSED_PENALTY * (confused[:, None] != confused[None, :])
+            + RESULT_PENALTY * ((result[:, None] != result[None, :]) & ~quiet)
+            - AGREE_BONUS * (~apart & ~quiet))
 
 
 def _mean_distance(distance: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
