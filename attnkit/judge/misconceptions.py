@@ -141,9 +141,11 @@ def _raw_scores(a: Args) -> np.ndarray | None:
 _ROLE = {"q": "queries", "k": "keys", "v": "values"}
 
 
-def swaps(variant: Callable[..., Any], omega: str, beta: str | None, equation: str,
-           letters: str = "qkv") -> list[Wrong]:
-    """One projection computed with another projection's matrix (a copied line).
+def swaps(family: Callable[..., Any], omega: str, beta: str | None, equation: str,
+          letters: str = "qkv") -> list[Wrong]:
+    """Every role computed with another role's matrix (with or without its bias), or, where
+    there are biases, the queries or values with another role's bias only: a copied line
+    where one letter was not changed. Variants of ``family``: they compose with its others.
 
     ``omega`` and ``beta`` name the matrices with {} for the letter, spelt as in
     ``letters`` (the notebook's spelling: "QKV" for W_Q, W_K, W_V).
@@ -162,8 +164,15 @@ def swaps(variant: Callable[..., Any], omega: str, beta: str | None, equation: s
                 hint = (f"your {_ROLE[role]} were computed with {used}: the {_ROLE[role]} use "
                         f"{right} ({equation}); look for a copied line where one letter was "
                         "not changed")
-                out.append(Wrong("wrong weight matrix",
-                                 partial(variant, swap=(role, source, with_bias)), hint))
+                out.append(variant("wrong weight matrix", family, hint,
+                                   swap=(role, source, with_bias)))
+            if beta and role != "k":  # the keys' bias adds one number per column of
+                out.append(variant(  # scores, which the column softmax ignores
+                    "wrong bias", family,
+                    f"your {_ROLE[role]} add {beta.format(spell[source])}: the {_ROLE[role]} "
+                    f"are {beta.format(spell[role])} + {omega.format(spell[role])} X "
+                    f"({equation}); look for a copied line where the bias's letter was not "
+                    "changed", bias_swap=(role, source)))
     return out
 
 
@@ -231,6 +240,24 @@ def udl_common(family: Callable[..., Any]) -> list[Wrong]:
         variant("weighted sum of inputs", family,
                 "your outputs are weighted sums of the inputs X; they must be weighted sums of "
                 "the values V = beta_v + Omega_v X (X' = V A, eqs. 12.7-12.8)", values="X"),
+        variant("bias added as a row", family,
+                "you added each bias as a row (beta.T, 1 x D): the biases are D x 1 columns, "
+                "and numpy adds a column to every column of Omega X (eq. 12.6), while a row is "
+                "added to every row, which raises ValueError when Omega X is not square (on "
+                "{case}, D_q x N = {Dq} x {N}). Add the column itself: beta + omega @ X",
+                bias_as="row"),
+        variant("first bias entry only", family,
+                "you added beta[0], the first entry of each bias, to every entry: the bias is "
+                "a D x 1 column whose entry d goes to row d (eq. 12.6). Add the whole column, "
+                "beta + omega @ X (numpy repeats it across the N columns)", bias_as="first"),
+        variant("last value left out", family,
+                "each output leaves out the last value: the weighted sum runs over every "
+                "input, m = 0 ... N - 1 (eq. 12.3), and range(N - 1) stops before N - 1. Sum "
+                "over range(N) (or use V @ A)", drop="last"),
+        variant("first value left out", family,
+                "each output leaves out the first value, m = 0: the weighted sum runs over "
+                "every input, m = 0 ... N - 1 (eq. 12.3); range(1, N) starts at the second. Sum "
+                "over range(N) (or use V @ A)", drop="first"),
         variant("unstable softmax", family, OVERFLOW, 0.5, stable=False),
         variant("one maximum for the whole matrix", family, ONE_MAX_COLS, 0.5,
                 stable="one max"),

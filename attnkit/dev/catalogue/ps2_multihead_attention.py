@@ -488,3 +488,12 @@ def multihead_general_last_first(X, heads, omega_c):
         outputs.append(single_head_attention(X, h["omega_v"], h["omega_q"], h["omega_k"],
                                              h["beta_v"], h["beta_q"], h["beta_k"]))
     return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_single_head", wrong="first bias entry only", says=("beta[0]",))
+def single_head_first_bias_entry(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Adds beta[0], one number, instead of the bias column."""
+    Q = omega_q @ X + beta_q[0]
+    K = omega_k @ X + beta_k[0]
+    V = omega_v @ X + beta_v[0]
+    return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
