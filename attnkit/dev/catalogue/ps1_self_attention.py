@@ -699,3 +699,17 @@ def self_attention_bias_rows(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_
     V = omega_v @ X + beta_v.T
     attentions = _softmax_cols(K.T @ Q)
     return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="unscaled attention returned", says=("unscaled",))
+def scaled_returns_unscaled_weights(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """X' from the scaled weights, then the weights recomputed without the scale."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    X_prime = V @ _softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    return X_prime, _softmax_cols(K.T @ Q)
+
+
+@entry("ps1_equivariance", wrong="tolerance too loose", says=("too loose",))
+def check_equivariance_loose(f, X, perm):
+    """np.allclose with atol=1e-3, "to be safe"."""
+    return bool(np.allclose(f(X[:, perm]), f(X)[:, perm], atol=1e-3))
