@@ -640,6 +640,14 @@ def check_equivariance_first_column(f, X, perm):
 # ---------------------------------------------------------------- biases, ranges, tolerances
 
 
+@entry("ps1_softmax", wrong="largest absolute value subtracted", says=("np.abs",))
+def softmax_abs_shift(items_in):
+    """Shifts by max |z|: large negative scores push every exponent below -745."""
+    z = np.asarray(items_in, dtype=float)
+    e = np.exp(z - np.max(np.abs(z)))
+    return e / e.sum()
+
+
 @entry("ps1_self_attention_loop", wrong="wrong bias", says=("beta_q",))
 def self_attention_loop_key_bias_on_queries(all_x, omega_v, omega_q, omega_k, beta_v, beta_q,
                                             beta_k):
