@@ -67,12 +67,14 @@ def udl_attention(scaled: bool) -> Callable[[Args], Any]:
 
 
 def projections(a: Args, biases: str = "qkv", swap: Swap | None = None,
-                bias_swap: tuple[str, str] | None = None, bias_as: str = "column"
+                bias_swap: tuple[str, str] | None = None, bias_as: str = "column",
+                bias_roles: str = "qkv", transposed: str = ""
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Q, K, V of UDL's column convention, with biases left out, a matrix swapped, one
-    role's bias taken from another role (``bias_swap``: role, source), or every bias added
-    as a row (``bias_as="row"``: beta.T, broadcast or ValueError) or as its first entry
-    (``"first"``: beta[0], one number per row added to every entry)."""
+    role's bias taken from another role (``bias_swap``: role, source), or the biases of
+    ``bias_roles`` added as a row (``bias_as="row"``: beta.T, broadcast or ValueError) or as
+    their first entry (``"first"``: beta[0], one number added to every entry); the roles in
+    ``transposed`` multiply X by their Omega transposed."""
     matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
     if swap:
         role, source, with_bias = swap
@@ -83,10 +85,13 @@ def projections(a: Args, biases: str = "qkv", swap: Swap | None = None,
         bias[bias_swap[0]] = bias_swap[1]
 
     def project(role: str) -> np.ndarray:
-        projected = a[f"omega_{matrix[role]}"] @ a["X"]
+        omega = np.asarray(a[f"omega_{matrix[role]}"])
+        projected = (omega.T if role in transposed else omega) @ a["X"]
         if role not in biases:
             return projected
         b = np.asarray(a[f"beta_{bias[role]}"])
+        if role not in bias_roles:
+            return b + projected
         if bias_as == "row":
             return projected + b.T
         if bias_as == "first":
@@ -100,7 +105,8 @@ def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str
                       biases: str = "qkv", values: str = "V", stable: bool | str = True,
                       after: bool = False, swap: Swap | None = None, transpose: bool = False,
                       helper: str = "softmax_cols", bias_swap: tuple[str, str] | None = None,
-                      bias_as: str = "column", drop: str = "", returned: str = "used"
+                      bias_as: str = "column", bias_roles: str = "qkv", drop: str = "",
+                      returned: str = "used", transposed: str = ""
                       ) -> tuple[np.ndarray, np.ndarray]:
     """UDL attention (tokens in columns) with one thing done wrong; returns (X', A), or
     (X', A^T) with ``transpose``. A stable column softmax is the student's ``helper``
@@ -109,7 +115,7 @@ def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str
     ``returned="unscaled"``: the attention matrix returned is the softmax of the unscaled
     scores (computed again after X')."""
     X = a["X"]
-    Q, K, V = projections(a, biases, swap, bias_swap, bias_as)
+    Q, K, V = projections(a, biases, swap, bias_swap, bias_as, bias_roles, transposed)
     S = K.T @ Q if order == "KtQ" else Q.T @ K
     by = divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1], Dv=V.shape[0])
     soft = softmax_of(stable)

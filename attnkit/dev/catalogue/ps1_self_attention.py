@@ -721,3 +721,12 @@ def scaled_returns_unscaled_weights(X, omega_v, omega_q, omega_k, beta_v, beta_q
 def check_equivariance_loose(f, X, perm):
     """np.allclose with atol=1e-3, "to be safe"."""
     return bool(np.allclose(f(X[:, perm]), f(X)[:, perm], atol=1e-3))
+
+
+@entry("ps1_self_attention", wrong="projection transposed", says=("transposed",))
+def self_attention_values_transposed(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """omega_v.T @ X for the values (the D x D matrices hide it)."""
+    Q, K = beta_q + omega_q @ X, beta_k + omega_k @ X
+    V = beta_v + omega_v.T @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
