@@ -86,10 +86,10 @@ SHAPE_INTS = Requirement(
     "point")
 
 
-_ROWS = ("you cut W into blocks of consecutive rows (np.split(W, h) cuts axis 0 by default, "
-         "and so does W[i*k:(i+1)*k, :]); the heads take blocks of columns: for '{case}', "
-         "head i takes the {block} columns i*{block} to (i+1)*{block}, W[:, i*k:(i+1)*k] with "
-         "k = {cols}/{n}, or np.split(W, h, axis=1)")
+_ROWS = ("you cut W along the rows (axis 0), into blocks of consecutive rows: np.split(W, h) "
+         "does so by default, and so does W[i*k:(i+1)*k, :]; the heads take blocks of columns: "
+         "for '{case}', head i takes the {block} columns i*{block} to (i+1)*{block}, "
+         "W[:, i*k:(i+1)*k] with k = {cols}/{n}, or np.split(W, h, axis=1)")
 
 
 def _split_rows(a: Args) -> list[np.ndarray]:
