@@ -53,12 +53,22 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
                 return describe(cases[i])
         return facts
 
+    def both_shown(one: Wrong, other: Wrong) -> dict | None:
+        """The facts of the first failing case where each of two mistakes shows (the
+        student's result is neither mistake's alone), so the hint's numbers tell them apart."""
+        for i in (k for k, passed in enumerate(ok) if not passed):
+            mine = calls[i] if calls else None
+            if all(not close(got[i], run_variant(w.fn, cases[i].args, mine))
+                   for w in (one, other)):
+                return describe(cases[i])
+        return None
+
     for wrong in () if right_given else check.wrong:  # one mistake, then two in one function
         if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack, calls):
             return wrong.message(shown()), wrong.credit, wrong.name
-    for both in () if right_given else pairs(check.wrong):
+    for both, one, other in () if right_given else pairs(check.wrong):
         if _matches(both, cases, got, order, close, slack, calls):
-            return both.message(shown()), both.credit, both.name
+            return both.message(both_shown(one, other) or shown()), both.credit, both.name
 
     def parts(v: Any) -> list[np.ndarray]:
         items = v if isinstance(v, (list, tuple)) else [v]
@@ -193,7 +203,29 @@ def _matches(wrong: Wrong, cases: list[Case], got: list[Any], order: list[int],
         if not close(got[i], outs[-1], slack[i] if slack else 0.0):
             return False
         crashed = isinstance(outs[-1], Raised)
-        if wrong.same_errors and crashed and got[i].message != outs[-1].message:
+        if wrong.same_errors and crashed and not same_error(got[i].message, outs[-1].message):
             return False
     return (not all(isinstance(o, Raised) for o in outs)
-            or all(got[i].message == o.message for i, o in zip(order, outs, strict=True)))
+            or all(same_error(got[i].message, o.message)
+                   for i, o in zip(order, outs, strict=True)))
+
+
+_NOTE = re.compile(r" \[operands [^\]]*\]$")  # variants.times's note on a failed @
+_REMAPPED = re.compile(r"->\([^)]*\)")
+
+
+def _operands(message: str) -> tuple[str, frozenset[tuple[int, ...]]]:
+    """An error's type and the operand shapes it names (einsum's remapped shapes left out)."""
+    kind = message.split(":", 1)[0]
+    shapes = frozenset(tuple(int(x) for x in m.group(1).split(","))
+                       for m in _SHAPE.finditer(_REMAPPED.sub("", message)))
+    return kind, shapes
+
+
+def same_error(mine: str, theirs: str) -> bool:
+    """The same crash: the same message, or the same error type naming the same operand
+    shapes in any order (``a + b`` and ``b + a``, ``@`` and ``np.einsum`` on one pair)."""
+    if mine == theirs or mine == _NOTE.sub("", theirs):
+        return True
+    (kind, shapes), (their_kind, their_shapes) = _operands(mine), _operands(theirs)
+    return kind == their_kind and len(shapes) >= 2 and shapes == their_shapes

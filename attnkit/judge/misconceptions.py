@@ -141,9 +141,11 @@ def _raw_scores(a: Args) -> np.ndarray | None:
 _ROLE = {"q": "queries", "k": "keys", "v": "values"}
 
 
-def swaps(variant: Callable[..., Any], omega: str, beta: str | None, equation: str,
-           letters: str = "qkv") -> list[Wrong]:
-    """One projection computed with another projection's matrix (a copied line).
+def swaps(family: Callable[..., Any], omega: str, beta: str | None, equation: str,
+          letters: str = "qkv") -> list[Wrong]:
+    """Every role computed with another role's matrix (with or without its bias), or, where
+    there are biases, the queries or values with another role's bias only: a copied line
+    where one letter was not changed. Variants of ``family``: they compose with its others.
 
     ``omega`` and ``beta`` name the matrices with {} for the letter, spelt as in
     ``letters`` (the notebook's spelling: "QKV" for W_Q, W_K, W_V).
@@ -162,8 +164,15 @@ def swaps(variant: Callable[..., Any], omega: str, beta: str | None, equation: s
                 hint = (f"your {_ROLE[role]} were computed with {used}: the {_ROLE[role]} use "
                         f"{right} ({equation}); look for a copied line where one letter was "
                         "not changed")
-                out.append(Wrong("wrong weight matrix",
-                                 partial(variant, swap=(role, source, with_bias)), hint))
+                out.append(variant("wrong weight matrix", family, hint,
+                                   swap=(role, source, with_bias)))
+            if beta and role != "k":  # the keys' bias adds one number per column of
+                out.append(variant(  # scores, which the column softmax ignores
+                    "wrong bias", family,
+                    f"your {_ROLE[role]} add {beta.format(spell[source])}: the {_ROLE[role]} "
+                    f"are {beta.format(spell[role])} + {omega.format(spell[role])} X "
+                    f"({equation}); look for a copied line where the bias's letter was not "
+                    "changed", bias_swap=(role, source)))
     return out
 
 
@@ -231,11 +240,53 @@ def udl_common(family: Callable[..., Any]) -> list[Wrong]:
         variant("weighted sum of inputs", family,
                 "your outputs are weighted sums of the inputs X; they must be weighted sums of "
                 "the values V = beta_v + Omega_v X (X' = V A, eqs. 12.7-12.8)", values="X"),
+        *bias_forms(family),
+        *(variant("projection transposed", family,
+                  f"you multiplied X by {which} transposed (omega.T @ X): the "
+                  f"{names} are beta + omega @ X (eq. 12.6), each Omega a D_out x D matrix "
+                  "whose row d makes entry d of the projection. Use the matrix as given",
+                  transposed=roles)
+          for roles, which, names in (("qkv", "each Omega", "queries, keys and values"),
+                                      ("q", "omega_q", "queries"), ("k", "omega_k", "keys"),
+                                      ("v", "omega_v", "values"))),
+        variant("last value left out", family,
+                "each output leaves out the last value: the weighted sum runs over every "
+                "input, m = 0 ... N - 1 (eq. 12.3), and range(N - 1) stops before N - 1. Sum "
+                "over range(N) (or use V @ A)", drop="last"),
+        variant("first value left out", family,
+                "each output leaves out the first value, m = 0: the weighted sum runs over "
+                "every input, m = 0 ... N - 1 (eq. 12.3); range(1, N) starts at the second. Sum "
+                "over range(N) (or use V @ A)", drop="first"),
         variant("unstable softmax", family, OVERFLOW, 0.5, stable=False),
         variant("one maximum for the whole matrix", family, ONE_MAX_COLS, 0.5,
                 stable="one max"),
         *swaps(family, "omega_{}", "beta_{}", "eq. 12.6"),
     ]
+
+
+def bias_forms(family: Callable[..., Any]) -> list[Wrong]:
+    """Every bias, or one role's, added as a row (beta.T) or as its first entry (beta[0]).
+    Rows crash with one message whichever bias it is where the sizes agree: every bias is
+    tried first and its hint says "a bias", not which."""
+    out = []
+    for roles in ("qkv", "q", "k", "v"):
+        which = "each bias" if roles == "qkv" else f"beta_{roles}"
+        row = "a bias" if roles == "qkv" else which
+        out.append(variant(
+            "bias added as a row", family,
+            f"you added {row} as a row (beta.T, 1 x D): a bias is a D x 1 column, which numpy "
+            "adds to every column of Omega X (eq. 12.6), while a row is added to every row "
+            "and raises ValueError when Omega X is not square (on {case}, D x N = {D} x {N}). "
+            "Add the column itself: beta + omega @ X", bias_as="row", bias_roles=roles))
+        if roles == "k":  # one number added to every key shifts each column of scores by
+            continue  # one number, which the column softmax ignores
+        out.append(variant(
+            "first bias entry only", family,
+            f"you added the first entry of {which} (beta[0]) to every entry: a bias is a "
+            "D x 1 column whose entry d goes to row d (eq. 12.6). Add the whole column, "
+            "beta + omega @ X (numpy repeats it across the N columns)", bias_as="first",
+            bias_roles=roles))
+    return out
 
 
 def scales(family: Callable[..., Any], hints: dict[str, str]) -> list[Wrong]:

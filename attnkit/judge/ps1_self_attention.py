@@ -39,11 +39,14 @@ def inverse_variant(a: Args) -> bool:
 
 
 def compared_by(a: Args, test: str) -> bool:
-    """Compares f(X[:, perm]) with f(X)[:, perm] exactly, or within a fixed 1e-12."""
+    """Compares f(X[:, perm]) with f(X)[:, perm] exactly, within a fixed 1e-12, or within a
+    loose 1e-3."""
     f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
     left, right = f(X[:, perm]), f(X)[:, perm]
     if test == "exact":
         return bool(np.array_equal(left, right))
+    if test == "loose":
+        return bool(np.allclose(left, right, atol=1e-3))
     return bool(np.max(np.abs(left - right)) < 1e-12)
 
 
@@ -188,6 +191,11 @@ CHECKS = by_id(
                   lambda a: attention_variant(a, scale="sqrt_Dq", after=True), AFTER_UDL),
             variant("attention returned transposed", scaled(attention_variant, "sqrt_Dq"),
                     TRANSPOSED, transpose=True),
+            variant("unscaled attention returned", scaled(attention_variant, "sqrt_Dq"),
+                    "X' is computed with scaled weights, but the attention matrix you return is "
+                    "the softmax of the unscaled scores K^T Q: return the weights you "
+                    "multiplied V by, softmax_cols(K^T Q / sqrt(D_q)) (eq. 12.9), not a second "
+                    "softmax_cols of K^T Q", returned="unscaled"),
             *udl_common(scaled(attention_variant, "sqrt_Dq")),
           ),
           label="scaled"),
@@ -215,6 +223,12 @@ CHECKS = by_id(
                   "f is equivariant, but its outputs are large, and rounding in another order "
                   "moves them by more than that tolerance. Use a tolerance relative to the "
                   "size of the outputs: np.allclose(f(X[:, perm]), f(X)[:, perm])"),
+            Wrong("tolerance too loose", lambda a: compared_by(a, "loose"),
+                  "your tolerance is too loose (about 1e-3, such as np.allclose(..., "
+                  "atol=1e-3)): on '{case}' f is not equivariant, but its two sides differ by "
+                  "only about 3e-4, which that tolerance lets through, so you answered True. "
+                  "Keep np.allclose's defaults (rtol=1e-5, atol=1e-8): they forgive rounding "
+                  "in the last digits, not a real difference"),
           ),
           label="equiv"),
 )

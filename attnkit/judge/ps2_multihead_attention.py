@@ -148,6 +148,17 @@ def _borrowing() -> list[Wrong]:
 
 _ROLES = {"q": "queries", "k": "keys", "v": "values"}
 
+_TRANSPOSED_C = (
+    "your result matches the stacked heads mixed by omega_c transposed (omega_c.T @ stack, "
+    "which is what (stack.T @ omega_c).T computes): X' = omega_c [Sa_1; ...; Sa_H] (eq. 12.11), "
+    "so multiply by omega_c itself, on the left: omega_c @ np.vstack(outputs)")
+_DICT_ORDER = (
+    "your result matches passing each head's values in the order its dictionary holds them "
+    "(*head.values()): a dictionary's order is the order its keys were written, which is not "
+    "single_head_attention's (X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k), and on "
+    "'{case}' a bias lands where a matrix belongs. Pass them by name: "
+    "single_head_attention(X, **head), or head['omega_v'], head['omega_q'], ... in that order")
+
 
 def _in_order(order: str, family: Any, which: str) -> Wrong:
     """``which`` head(s) passed their matrices in ``order`` to the (v, q, k) signature."""
@@ -236,6 +247,7 @@ CHECKS = by_id(
             *(_in_order(o, partial(_mh_head, h=h), f"head {h + 1}'s") for h in (0, 1)
               for o in _ORDERS),
             *(_in_order(o, _mh, "both heads'") for o in _ORDERS),
+            variant("omega_c transposed", _mh, _TRANSPOSED_C, mix="transposed"),
           ),
           label="2 heads"),
     Check(P["ps2_multihead_general"], lambda a: _twice(a, ref.multihead_self_attention(
@@ -278,6 +290,9 @@ CHECKS = by_id(
             Wrong("first head skipped", lambda a: _mh_general(a, count=-1), _FIRST_SKIPPED,
                   same_errors=True),
             *(_in_order(o, _mh_general, "each head's") for o in _ORDERS),
+            variant("heads' values in dictionary order", _mh_general, _DICT_ORDER,
+                    order="dict"),
+            variant("omega_c transposed", _mh_general, _TRANSPOSED_C, mix="transposed"),
           ),
           require=(SAME_TWICE,),
           label="H heads"),

@@ -86,6 +86,19 @@ SHAPE_INTS = Requirement(
     "point")
 
 
+_ROWS = ("you cut W along the rows (axis 0), into blocks of consecutive rows: np.split(W, h) "
+         "does so by default, and so does W[i*k:(i+1)*k, :]; the heads take blocks of columns: "
+         "for '{case}', head i takes the {block} columns i*{block} to (i+1)*{block}, "
+         "W[:, i*k:(i+1)*k] with k = {cols}/{n}, or np.split(W, h, axis=1)")
+
+
+def _split_rows(a: Args) -> list[np.ndarray]:
+    """Blocks of rows.shape[0] // n consecutive rows (np.split(W, n) where it divides)."""
+    W, n = a["W"], a["n"]
+    k = W.shape[0] // n
+    return [W[i * k:(i + 1) * k, :] for i in range(n)]
+
+
 def _split_reshape(a: Args) -> list[np.ndarray]:
     W, n = a["W"], a["n"]
     return list(W.reshape(n, W.shape[0], -1))
@@ -147,6 +160,20 @@ CHECKS = by_id(
                     "and inf / inf gives nan. Subtract the largest score (softmax(z) = "
                     "softmax(z - max z)): every exponent is then at most 0: you keep half the "
                     "points", 0.5, shift="mean"),
+            variant("smallest score subtracted", _WEIGHTS,
+                    "you subtracted the smallest score, not the largest: every exponent is then "
+                    "at least 0, and on {case} the scores run from {zmin} to {zmax}, so "
+                    "np.exp(z - min z) reaches exp({zspan}) = inf (np.exp overflows above 709) "
+                    "and inf / inf gives nan. Subtract the largest score: every exponent is then "
+                    "at most 0 (softmax(z) = softmax(z - max z)): you keep half the points", 0.5,
+                    shift="min"),
+            variant("first score subtracted", _WEIGHTS,
+                    "you subtracted the first score, scores[0], not the largest: a shift by any "
+                    "one score gives the same weights where np.exp stays finite, but on {case} "
+                    "the first score sits far below the largest (the scores run from {zmin} to "
+                    "{zmax}), so np.exp overflows to inf and inf / inf gives nan. Subtract the "
+                    "largest score, np.max(scores): you keep half the points", 0.5,
+                    shift="first"),
             *softmax_mistakes(_WEIGHTS, -1, ""),
           ),
           require=(NUMPY_ONLY,),
@@ -192,9 +219,8 @@ CHECKS = by_id(
                   "entries row by row. For '{case}', head i takes the {block} consecutive "
                   "columns i*{block} to (i+1)*{block}: W[:, i*k:(i+1)*k] with k = {cols}/{n}, or "
                   "np.split(W, h, axis=1)"),
-            Wrong("split along rows", lambda a: np.split(a["W"], a["n"]),
-                  "np.split(W, h) cuts along the rows (axis 0) by default; the heads take blocks "
-                  "of columns: np.split(W, h, axis=1)"),
+            *(Wrong("split along rows", rows, _ROWS) for rows in (
+                _split_rows, lambda a: np.split(a["W"], a["n"]))),
             Wrong("blocks counted by their width",
                   lambda a: [a["W"][:, i * b:(i + 1) * b] for b in [a["W"].shape[1] // a["n"]]
                              for i in range(b)],

@@ -2,9 +2,9 @@
 
 ``softmax_variant(z, axis, shift=, denominator=, keepdims=, clean=)`` is a softmax with one
 or two things done wrong: the shift (none, one maximum for the whole matrix, the mean, the
-minimum, a clip to [-700, 700]), a denominator left unshifted, sums taken without keepdims,
-inf and nan hidden by ``np.nan_to_num``. Being one family, any two of these compose into one variant
-whose hint names both.
+minimum, the first score, the largest absolute value, a clip to [-700, 700]), a denominator
+left unshifted, sums taken without keepdims, inf and nan hidden by ``np.nan_to_num``. Being
+one family, any two of these compose into one variant whose hint names both.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator:
                "one max": lambda: z - z.max(),
                "mean": lambda: z - z.mean(axis=axis, keepdims=True),
                "min": lambda: z - z.min(axis=axis, keepdims=True),
+               "first": lambda: z - np.take(z, [0], axis=axis),
+               "abs max": lambda: z - np.abs(z).max(axis=axis, keepdims=True),
                "clip": lambda: np.clip(z, -CLIP, CLIP)}[shift]()
     e = np.exp(shifted)
     below = np.exp(z) if denominator == "unshifted" else e
@@ -59,8 +61,9 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
                 "use the same array twice: e = np.exp(z - z.max()); e / e.sum()",
                 denominator="unshifted"),
         variant("clipped instead of shifted", family,
-                "you clipped the scores (np.clip to [-700, 700]) to keep np.exp finite: on "
-                "{case} scores beyond 700 are flattened to 700 and the weights come out wrong. "
+                "you clipped the scores (np.clip, to a bound such as 700) to keep np.exp "
+                "finite: on {case} the scores beyond the bound are flattened to it and the "
+                "weights come out wrong. "
                 f"Subtract {each} instead: softmax(z) = softmax(z - max z) loses nothing",
                 shift="clip"),
         variant("overflow hidden by nan_to_num", family,
@@ -69,6 +72,14 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
                 f"so the weights come out 0 or wrong. Subtract {each} before np.exp instead",
                 shift="none", clean=True),
     ]
+    if not line:  # the vector cases hold scores far below zero; the matrix cases do not
+        out.append(variant("largest absolute value subtracted", family,
+                "you subtracted the largest absolute value, max |z|, not the largest score "
+                "max z: on {case} the scores reach {zmin}, so max |z| is far above every "
+                "score, each z - max |z| is below -745 where np.exp underflows to 0, and "
+                f"0 / 0 gives nan. Subtract {each} itself (no np.abs): every exponent is then "
+                "at most 0 and the largest is exactly 0: you keep half the points", 0.5,
+                shift="abs max"))
     if line:
         across, other = ("row", 1) if line == "column" else ("column", 0)
         out.append(variant(

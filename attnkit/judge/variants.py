@@ -66,19 +66,37 @@ def udl_attention(scaled: bool) -> Callable[[Args], Any]:
     return lambda a: ref.self_attention(a["X"], *(a[k] for k in UDL_PARAMS), scaled=scaled)
 
 
-def projections(a: Args, biases: str = "qkv", swap: Swap | None = None
+def projections(a: Args, biases: str = "qkv", swap: Swap | None = None,
+                bias_swap: tuple[str, str] | None = None, bias_as: str = "column",
+                bias_roles: str = "qkv", transposed: str = ""
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Q, K, V of UDL's column convention, with biases left out or a matrix swapped."""
+    """Q, K, V of UDL's column convention, with biases left out, a matrix swapped, one
+    role's bias taken from another role (``bias_swap``: role, source), or the biases of
+    ``bias_roles`` added as a row (``bias_as="row"``: beta.T, broadcast or ValueError) or as
+    their first entry (``"first"``: beta[0], one number added to every entry); the roles in
+    ``transposed`` multiply X by their Omega transposed."""
     matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
     if swap:
         role, source, with_bias = swap
         matrix[role] = source
         if with_bias:
             bias[role] = source
+    if bias_swap:
+        bias[bias_swap[0]] = bias_swap[1]
 
     def project(role: str) -> np.ndarray:
-        b = a[f"beta_{bias[role]}"] if role in biases else 0.0
-        return b + a[f"omega_{matrix[role]}"] @ a["X"]
+        omega = np.asarray(a[f"omega_{matrix[role]}"])
+        projected = (omega.T if role in transposed else omega) @ a["X"]
+        if role not in biases:
+            return projected
+        b = np.asarray(a[f"beta_{bias[role]}"])
+        if role not in bias_roles:
+            return b + projected
+        if bias_as == "row":
+            return projected + b.T
+        if bias_as == "first":
+            return projected + b[0]
+        return b + projected
 
     return project("q"), project("k"), project("v")
 
@@ -86,12 +104,18 @@ def projections(a: Args, biases: str = "qkv", swap: Swap | None = None
 def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str = "KtQ",
                       biases: str = "qkv", values: str = "V", stable: bool | str = True,
                       after: bool = False, swap: Swap | None = None, transpose: bool = False,
-                      helper: str = "softmax_cols") -> tuple[np.ndarray, np.ndarray]:
+                      helper: str = "softmax_cols", bias_swap: tuple[str, str] | None = None,
+                      bias_as: str = "column", bias_roles: str = "qkv", drop: str = "",
+                      returned: str = "used", transposed: str = ""
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """UDL attention (tokens in columns) with one thing done wrong; returns (X', A), or
     (X', A^T) with ``transpose``. A stable column softmax is the student's ``helper``
-    ("softmax_cols", or "softmax" per column for the loop) where it was called."""
+    ("softmax_cols", or "softmax" per column for the loop) where it was called. ``drop``:
+    the first or last value left out of each weighted sum (a range off by one);
+    ``returned="unscaled"``: the attention matrix returned is the softmax of the unscaled
+    scores (computed again after X')."""
     X = a["X"]
-    Q, K, V = projections(a, biases, swap)
+    Q, K, V = projections(a, biases, swap, bias_swap, bias_as, bias_roles, transposed)
     S = K.T @ Q if order == "KtQ" else Q.T @ K
     by = divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1], Dv=V.shape[0])
     soft = softmax_of(stable)
@@ -99,7 +123,12 @@ def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str
         A = _columns(S / by, helper)
     else:
         A = soft(S, axis=axis) / by if after else soft(S / by, axis=axis)
-    return (X if values == "X" else V) @ A, (A.T if transpose else A)
+    values_ = X if values == "X" else V
+    keep = {"first": slice(1, None), "last": slice(0, -1)}.get(drop, slice(None))
+    X_prime = values_[:, keep] @ A[keep, :]
+    if returned == "unscaled":
+        A = _columns(S, helper) if stable is True and axis == 0 else soft(S, axis=axis)
+    return X_prime, (A.T if transpose else A)
 
 
 def _columns(S: np.ndarray, helper: str) -> np.ndarray:
@@ -118,6 +147,16 @@ def loop_variant(a: Args, **kw: Any) -> list[np.ndarray]:
     return [X_prime[:, [n]] for n in range(X_prime.shape[1])]
 
 
+def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b; where the shapes do not fit, numpy's ValueError with the operands' shapes noted,
+    so a student's crash on the same pair through another operation (einsum, broadcasting)
+    is recognised (``attnkit.judge.explain.same_error``)."""
+    try:
+        return a @ b
+    except ValueError as error:
+        raise ValueError(f"{error} [operands {np.shape(a)} {np.shape(b)}]") from None
+
+
 def in_order(head: Args, order: str) -> Args:
     """A head's matrices passed in the ``order`` of their roles (say "qkv") to a v, q, k
     signature: the matrix for each slot of the signature."""
@@ -132,11 +171,15 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
     """Multihead attention (eqs. 12.10-12.11) with one thing done wrong: ``count`` heads
     only (heads[0] ... heads[count - 1], IndexError past the end; a negative count skips
     that many from the start), each head's matrices passed in the ``order`` of their roles
-    (say "qkv") to a v, q, k signature, ``rotate``: the last head first (heads[i - 1]). A
-    right head is the student's ``single_head_attention`` where it was called."""
+    (say "qkv") to a v, q, k signature, or ("dict") in the order its dictionary holds them
+    (``*head.values()``), ``rotate``: the last head first (heads[i - 1]), ``mix="transposed"``:
+    the stack mixed by omega_c^T. A right head is the student's ``single_head_attention``
+    where it was called."""
     used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \
         else heads
-    if order != "vqk":
+    if order == "dict":
+        used = [dict(zip(UDL_PARAMS, h.values(), strict=True)) for h in used]
+    elif order != "vqk":
         used = [in_order(h, order) for h in used]
     def head(h: Args) -> np.ndarray:
         def own() -> np.ndarray:
@@ -159,11 +202,13 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
         stacked = np.vstack(outs)
     if mix == "none":
         return stacked
+    if mix == "transposed":
+        return omega_c.T @ stacked
     if mix == "per head":  # each head mixed by its own diagonal block of omega_c
         ends = np.cumsum([o.shape[0] for o in outs])
         return np.vstack([omega_c[e - o.shape[0]:e, e - o.shape[0]:e] @ o
                           for o, e in zip(outs, ends, strict=True)])
-    return omega_c @ stacked
+    return times(omega_c, stacked)
 
 
 def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str = "QKt",

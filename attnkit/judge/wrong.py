@@ -149,12 +149,12 @@ def run_variant(fn: Callable[[Args], Any], args: Args, calls: list | None = None
             return Raised(f"{type(error).__name__}: {error}")
 
 
-def pairs(wrongs: tuple[Wrong, ...]) -> list[Wrong]:
-    """Every two composable mistakes of a check, composed."""
+def pairs(wrongs: tuple[Wrong, ...]) -> list[tuple[Wrong, Wrong, Wrong]]:
+    """Every two composable mistakes of a check: (both composed, one, the other)."""
     out = []
     for i, one in enumerate(wrongs):
         for other in wrongs[i + 1:]:
             both = compose(one, other)
             if both is not None:
-                out.append(both)
+                out.append((both, one, other))
     return out

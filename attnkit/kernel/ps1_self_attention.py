@@ -117,7 +117,28 @@ def equivariance_cases(seed: int) -> list[Case]:
     cases.append(rounding_case(seed, data, 1.0, "ps1_equivariance_rounding"))
     cases.append(rounding_case(seed, data, 1e6, "ps1_equivariance_large"))
     cases.append(later_column_case(seed, data))
+    cases.append(small_difference_case(seed, data))
     return cases
+
+
+SLIGHT = "token-wise map of X + tiny positions"  # not equivariant, barely
+
+
+def small_difference_case(seed: int, data: Args) -> Case:
+    """A map that is not equivariant by a small but real amount (its two sides differ by
+    about 3e-4 on entries near 1): np.allclose's default tolerance says False, a tolerance
+    of 1e-3 says True."""
+    rng = seeded_rng(seed, "ps1_equivariance_slight")
+    D, N = 4, 5
+    X, perm = rng.normal(size=(D, N)), list(rng.permutation(N))
+    while perm == sorted(perm):
+        perm = list(rng.permutation(N))
+    probe = {"kind": SLIGHT, **data, "eps": 1e-4}
+    f = equivariance_function(probe)
+    gap = float(np.max(np.abs(f(X[:, perm]) - f(X)[:, perm])))
+    eps = 1e-4 * 3e-4 / gap  # the map is nearly linear in eps this small
+    return Case(f"{SLIGHT}, a difference near 3e-4",
+                {"kind": SLIGHT, "X": X, "perm": perm, **data, "eps": eps})
 
 
 LATER = "last two tokens swapped"  # not equivariant; a case of its own, after the drawn ones
@@ -166,6 +187,7 @@ def equivariance_function(args: Args) -> Callable[[np.ndarray], np.ndarray]:
         "column sums on every token": lambda X: np.tile(X.sum(axis=1, keepdims=True),
                                                          (1, X.shape[1])),
         "token-wise map of X + positions": lambda X: tokenwise(X + P[:, : X.shape[1]]),
+        SLIGHT: lambda X: tokenwise(X + args.get("eps", 0.0) * P[:, : X.shape[1]]),
         "reverse tokens": lambda X: X[:, ::-1],
         "mix tokens": lambda X: X @ M[: X.shape[1], : X.shape[1]],
         LATER: lambda X: X[:, [*range(X.shape[1] - 2), X.shape[1] - 1, X.shape[1] - 2]],

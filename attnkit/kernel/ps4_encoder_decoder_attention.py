@@ -59,7 +59,21 @@ def ps4_weights_cases(seed: int) -> list[Case]:
             Case("large scores", {"scores": 1000 + rng.normal(0, 3, 5)}, large=True),
             Case("fresh 4 scores, numpy only",
                  {"scores": rng.normal(0, 2, 4), "audit": True}),
-            Case("widely spread large scores", {"scores": spread_scores(seed)}, large=True)]
+            Case("widely spread large scores", {"scores": spread_scores(seed)}, large=True),
+            Case("first score 900 below the rest", {"scores": one_far_below(seed, first=True)}),
+            Case("one score 900 below the rest", {"scores": one_far_below(seed, first=False)})]
+
+
+def one_far_below(seed: int, first: bool) -> np.ndarray:
+    """Five scores near 0 and one about 900 below them, first or not: a softmax shifted by
+    the first or the smallest score overflows (900 > 709) where one shifted by the mean or
+    the maximum does not."""
+    rng = seeded_rng(seed, f"ps4_attention_weights_below_{first}")
+    rest = rng.normal(0, 2, 5)
+    low = -900 + rng.normal(0, 3)
+    if first:
+        return np.concatenate([[low], rest])
+    return np.insert(rest, 1 + int(rng.integers(4)), low)
 
 
 def spread_scores(seed: int) -> np.ndarray:

@@ -635,3 +635,98 @@ def check_equivariance_signed_sum(f, X, perm):
 def check_equivariance_first_column(f, X, perm):
     """Compares the first output token only."""
     return bool(np.allclose(f(X[:, perm])[:, 0], f(X)[:, perm[0]]))
+
+
+# ---------------------------------------------------------------- biases, ranges, tolerances
+
+
+@entry("ps1_softmax", wrong="largest absolute value subtracted", says=("np.abs",))
+def softmax_abs_shift(items_in):
+    """Shifts by max |z|: large negative scores push every exponent below -745."""
+    z = np.asarray(items_in, dtype=float)
+    e = np.exp(z - np.max(np.abs(z)))
+    return e / e.sum()
+
+
+@entry("ps1_self_attention_loop", wrong="wrong bias", says=("beta_q",))
+def self_attention_loop_key_bias_on_queries(all_x, omega_v, omega_q, omega_k, beta_v, beta_q,
+                                            beta_k):
+    """The query line copied from the key line: beta_k added to the queries."""
+    queries = [omega_q @ x + beta_k for x in all_x]
+    keys = [omega_k @ x + beta_k for x in all_x]
+    values = [omega_v @ x + beta_v for x in all_x]
+    outputs = []
+    for q in queries:
+        scores = np.array([(k.T @ q).item() for k in keys])
+        w = np.exp(scores - scores.max())
+        w = w / w.sum()
+        outputs.append(sum(w[m] * values[m] for m in range(len(values))))
+    return outputs
+
+
+@entry("ps1_self_attention_loop", wrong="last value left out", says=("range(N)",))
+def self_attention_loop_short_sum(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The weighted sum over range(N - 1): the last value never added."""
+    N = len(all_x)
+    queries = [omega_q @ x + beta_q for x in all_x]
+    keys = [omega_k @ x + beta_k for x in all_x]
+    values = [omega_v @ x + beta_v for x in all_x]
+    outputs = []
+    for n in range(N):
+        scores = np.array([(keys[m].T @ queries[n]).item() for m in range(N)])
+        w = np.exp(scores - scores.max())
+        w = w / w.sum()
+        x_prime = np.zeros_like(values[0])
+        for m in range(N - 1):
+            x_prime = x_prime + w[m] * values[m]
+        outputs.append(x_prime)
+    return outputs
+
+
+@entry("ps1_self_attention_loop", wrong="first value left out", says=("range(N)",))
+def self_attention_loop_sum_from_one(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The weighted sum over range(1, N), tokens counted from 1."""
+    N = len(all_x)
+    queries = [omega_q @ x + beta_q for x in all_x]
+    keys = [omega_k @ x + beta_k for x in all_x]
+    values = [omega_v @ x + beta_v for x in all_x]
+    outputs = []
+    for n in range(N):
+        scores = np.array([(keys[m].T @ queries[n]).item() for m in range(N)])
+        w = np.exp(scores - scores.max())
+        w = w / w.sum()
+        outputs.append(sum(w[m] * values[m] for m in range(1, N)))
+    return outputs
+
+
+@entry("ps1_self_attention", wrong="bias added as a row", says=("column",))
+def self_attention_bias_rows(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Every bias transposed to a row before adding: ValueError unless D_q = N."""
+    Q = omega_q @ X + beta_q.T
+    K = omega_k @ X + beta_k.T
+    V = omega_v @ X + beta_v.T
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="unscaled attention returned", says=("unscaled",))
+def scaled_returns_unscaled_weights(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """X' from the scaled weights, then the weights recomputed without the scale."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    X_prime = V @ _softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    return X_prime, _softmax_cols(K.T @ Q)
+
+
+@entry("ps1_equivariance", wrong="tolerance too loose", says=("too loose",))
+def check_equivariance_loose(f, X, perm):
+    """np.allclose with atol=1e-3, "to be safe"."""
+    return bool(np.allclose(f(X[:, perm]), f(X)[:, perm], atol=1e-3))
+
+
+@entry("ps1_self_attention", wrong="projection transposed", says=("transposed",))
+def self_attention_values_transposed(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """omega_v.T @ X for the values (the D x D matrices hide it)."""
+    Q, K = beta_q + omega_q @ X, beta_k + omega_k @ X
+    V = beta_v + omega_v.T @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions

@@ -488,3 +488,35 @@ def multihead_general_last_first(X, heads, omega_c):
         outputs.append(single_head_attention(X, h["omega_v"], h["omega_q"], h["omega_k"],
                                              h["beta_v"], h["beta_q"], h["beta_k"]))
     return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general", wrong="heads' values in dictionary order", says=("**head",))
+def multihead_general_dict_values(X, heads, omega_c):
+    """single_head_attention(X, *head.values()): the dictionary's order, not the signature's."""
+    return omega_c @ np.vstack([single_head_attention(X, *head.values()) for head in heads])
+
+
+@entry("ps2_multihead_general", wrong="omega_c transposed", says=("on the left",))
+def multihead_general_mixed_on_the_right(X, heads, omega_c):
+    """Tokens in rows for the mix: (stack^T omega_c)^T, which is omega_c^T stack."""
+    stack = np.vstack([single_head_attention(X, **head) for head in heads])
+    return (stack.T @ omega_c).T
+
+
+@entry("ps2_multihead_scaled", wrong="omega_c transposed", says=("omega_c",))
+def multihead_omega_c_transposed(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                 omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                 omega_c):
+    """omega_c.T @ the stack."""
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c.T @ np.vstack([h1, h2])
+
+
+@entry("ps2_single_head", wrong="first bias entry only", says=("beta[0]",))
+def single_head_first_bias_entry(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Adds beta[0], one number, instead of the bias column."""
+    Q = omega_q @ X + beta_q[0]
+    K = omega_k @ X + beta_k[0]
+    V = omega_v @ X + beta_v[0]
+    return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))

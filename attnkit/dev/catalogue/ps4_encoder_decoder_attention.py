@@ -380,3 +380,25 @@ def split_heads_width_h(W, h):
 DIMENSIONS_TOKENS_IN_COLUMNS = values(
     "ps4_dimensions", (4, 2), (4, 3), (4, 4), name="dimensions_tokens_in_columns",
     wrong="tokens in columns", says=("tokens in columns",))
+
+
+@entry("ps4_attention_weights", wrong="smallest score subtracted", says=("smallest score",))
+def get_attention_weights_min_shift(scores):
+    """Shifts so the smallest score is 0: overflows once the scores spread over 709."""
+    e = np.exp(np.asarray(scores) - np.min(scores))
+    return e / e.sum()
+
+
+@entry("ps4_attention_weights", wrong="first score subtracted", says=("scores[0]",))
+def get_attention_weights_first_shift(scores):
+    """Shifts by the first score, as if it were the largest."""
+    scores = np.asarray(scores, dtype=float)
+    e = np.exp(scores - scores[0])
+    return e / e.sum()
+
+
+@entry("ps4_split_heads", wrong="split along rows", says=("consecutive rows",))
+def split_heads_row_slices(W, h):
+    """Slices rows, W[i*k:(i+1)*k, :], with k = rows / h."""
+    k = W.shape[0] // h
+    return [W[i * k:(i + 1) * k, :] for i in range(h)]
