@@ -23,6 +23,7 @@ worktree); ``--tree`` gives the matching ``source/`` and config.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -200,16 +201,32 @@ NAMES = {  # (student, function) -> what the own cell's hint says when it names 
 }
 
 
-def own_cell(ps: str, function: str, code_cell: str = "") -> str:
+def own_cell(ps: str, function: str, code_cell: str = "", method_test: str = "") -> str:
     """The graded cell that tests ``function``; a student's own helper belongs to the cell
     of the solution cell it is written in (``ps1_self_attention_code`` -> ``ps1_self_attention``),
-    a helper method of ps3's layer to ``forward``'s."""
+    a helper method of ps3's layer to the test of the method it serves (``method_test``, the
+    label's ``visible_test_cell``; ``forward``'s when the label has none)."""
     if function not in OWN:
         if function.startswith("SelfAttention."):
-            return "ps3_forward"
-        return code_cell.removesuffix("_code")
+            return method_test or "ps3_forward"
+        return test_of(ps)[code_cell]
     cell = OWN[function]
     return cell[ps] if isinstance(cell, dict) else cell
+
+
+@functools.cache
+def test_of(ps: str) -> dict[str, str]:
+    """Each solution code cell of ``ps`` -> the first graded test cell after it."""
+    nb = nbformat.read(REPO / "source" / ps / f"{ps}.ipynb", as_version=4)
+    found, waiting = {}, []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and cell.cell_type == "code":
+            waiting.append(meta["grade_id"])
+        elif meta.get("grade") and not meta.get("solution"):
+            found.update(dict.fromkeys(waiting, meta["grade_id"]))
+            waiting = []
+    return found
 
 
 def run(args: list[str], cwd: Path) -> None:
@@ -265,13 +282,14 @@ def read_cells(course: Path) -> dict[tuple[str, str, str], dict]:
 def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict:
     """Where each labelled code bug was charged and whether its hint named it."""
     bugs = [b for b in labels if b["cell"] and b.get("function")]
-    own_cells = {(b["student"], b["ps"], own_cell(b["ps"], b["function"], b["cell"]))
+    own_cells = {(b["student"], b["ps"], own_cell(b["ps"], b["function"], b["cell"],
+                                                  b.get("visible_test_cell") or ""))
                  for b in bugs}
     patterned = any((b["student"], b["function"]) in NAMES for b in bugs)  # else by hand
     rows = []
     for b in bugs:
         student, ps, fn = b["student"], b["ps"], b["function"]
-        mine = own_cell(ps, fn, b["cell"])
+        mine = own_cell(ps, fn, b["cell"], b.get("visible_test_cell") or "")
         own = cells[(student, ps, mine)]
         down = sorted({own_cell(ps, f) for f in b.get("also_affects") or []
                        if f in OWN} - {mine})
