@@ -95,6 +95,7 @@ def test_export_then_import_round_trip(course: Path, tmp_path: Path) -> None:
            {**dara, "rubric_positions": "1;7", "comment": "a change, but not this one"}]
     before = dump(url)
     code, stdout, stderr = _import(course, _write(tmp_path / "bad.csv", bad))
+    print(f"$ attnkit import answers bad.csv --ta ann  (exit {code})\n{stdout}{stderr}")
     assert code == 1, stdout + stderr
     line = _lines(bad)
     expected = [f"line {line[0]}: score 'two' is not a number",
@@ -133,6 +134,7 @@ def test_export_then_import_round_trip(course: Path, tmp_path: Path) -> None:
               {**dara, "rubric_positions": "3", "comment": "See me in office hours."}]
     good = _write(tmp_path / "good.csv", edited)
     code, stdout, stderr = _import(course, good)
+    print(f"$ attnkit import answers good.csv --ta ann  (exit {code})\n{stdout}{stderr}")
     assert code == 0, stdout + stderr
     line = _lines(edited)
     assert f"line {line[0]}: aisha {Q}: score" in stdout and "items - -> 1;2" in stdout
@@ -153,6 +155,7 @@ def test_export_then_import_round_trip(course: Path, tmp_path: Path) -> None:
     # the same file again: nothing to change, nothing written
     before = dump(url)
     code, stdout, _ = _import(course, good)
+    print(f"$ attnkit import answers good.csv --ta ann  (again, exit {code})\n{stdout}")
     assert (code, stdout.strip()) == (0, "nothing to change")
     assert dump(url) == before
     # and a fresh export imported as it is changes nothing either
