@@ -16,12 +16,14 @@ from traitlets.config import Config
 
 from attnkit.dev.charged import grade_all, kernel, targets
 from attnkit.judge.carry import Charged, carry
-from attnkit.judge.verdicts import Verdict, judge
-from attnkit.kernel.probe import records
+from attnkit.judge.registry import checks
+from attnkit.judge.verdicts import Verdict, drawn_cases, judge
+from attnkit.kernel.probe import encode, records
 from attnkit.pipeline.preprocessors import JudgeProbes
 
 SEED = 4
 HEAD, TWO, GENERAL = "ps2_single_head", "ps2_multihead_scaled", "ps2_multihead_general"
+HEAD_ARGS = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 
 NOTEBOOK = """
 def softmax_cols(S):
@@ -119,9 +121,16 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     _calls[0] += 1
     return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k) * _calls[0]
 """,
-    "a helper that always raises, let through": """
+    "a helper that always raises, a caller wrong with working ones": """
 def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     raise ValueError("no head today")
+
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                    omega_c):
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return omega_c @ np.vstack([h2, h1])
 """,
     "a helper that raises on fresh inputs, a caller that ignores it elsewhere": """
 _right = single_head_attention
@@ -155,6 +164,20 @@ def test_follow_through_cannot_be_bought(attack: str) -> None:
     assert verdicts[TWO].misconception != "follow-through"
 
 
+def test_a_right_caller_whose_helper_always_raises_is_judged_on_stand_ins() -> None:
+    """No result of its own to go on: the caller is run on working stand-ins for its helper
+    (random results of the right shape), and keeps its points only as the right maths on
+    those; the helper's error is charged at the helper."""
+    raising = """
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    raise ValueError("no head today")
+"""
+    verdicts = graded(space(raising))
+    assert scores(verdicts) == (0.0, 3.0, 3.0), [v.message for v in verdicts.values()]
+    assert "working stand-ins" in verdicts[TWO].message
+    assert verdicts[TWO].misconception == "follow-through"
+
+
 def test_a_right_helper_earns_a_wrong_caller_nothing() -> None:
     reversed_heads = """
 def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
@@ -183,7 +206,8 @@ def _forged(recs: list[dict], change) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("forgery", ["no nudged run", "nudge dropped", "no calls"])
+@pytest.mark.parametrize("forgery", ["no nudged run", "nudge dropped", "no calls",
+                                     "constant stand-ins"])
 def test_forged_records_earn_nothing(forgery: str) -> None:
     """A student who patches the probe in the kernel can only drop evidence, never add it."""
     ns = space()
@@ -196,8 +220,17 @@ def test_forged_records_earn_nothing(forgery: str) -> None:
             del record["nudged"]
         elif forgery == "nudge dropped":  # the nudged run reports the plain one
             record["nudged"] = {"value": record["value"], "calls": record["calls"]}
-        else:
+        elif forgery == "no calls":
             record["calls"] = []
+        else:  # a crash claimed, and stand-ins of ones whose right caller is easy to give
+            args = drawn_cases(checks()[TWO], SEED)[record["case"]].args
+            heads = [[args["X"], *(args[f"{k}{h}"] for k in HEAD_ARGS)] for h in (1, 2)]
+            ones = np.ones((args["omega_v1"].shape[0], args["X"].shape[1]))
+            record["error"] = "ValueError: no head today"
+            record["substituted"] = {
+                "value": encode(args["omega_c"] @ np.vstack([ones, ones])),
+                "calls": [{"helper": "single_head_attention", "args": encode(h),
+                           "own": encode(ones), "value": encode(ones)} for h in heads]}
 
     forged = _forged(recs, change)
     verdict, _ = carry(TWO, SEED, forged, judge(TWO, SEED, forged, 3.0), charged)
@@ -331,3 +364,66 @@ def test_a_shape_passed_on_from_a_helper_is_charged_at_the_helper() -> None:
     assert out["ps4_get_scores"].misconception == "scores as a column"
     assert out["ps4_single_query"].full, out["ps4_single_query"].message
     assert "charged there (ps4_get_scores)" in out["ps4_single_query"].message
+
+
+# ------------------------------------------------- a private helper shared by several cells
+
+PS1 = "ps1_self_attention"
+LOOP_WITH_PROJ = """
+def _proj(x, omega, beta):
+    return beta + omega.T @ x  # Omega transposed: the mistake, made once
+
+def self_attention_loop(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    qs = [_proj(x, omega_q, beta_q) for x in all_x]
+    ks = [_proj(x, omega_k, beta_k) for x in all_x]
+    vs = [_proj(x, omega_v, beta_v) for x in all_x]
+    out = []
+    for q in qs:
+        w = softmax([float((k.T @ q)[0, 0]) for k in ks])
+        out.append(sum(wi * v for wi, v in zip(w, vs)))
+    return out
+"""
+ATTENTION_WITH_PROJ = """
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q, K, V = (_proj(X, o, b) for o, b in ((omega_q, beta_q), (omega_k, beta_k),
+                                           (omega_v, beta_v)))
+    A = softmax_cols(K.T @ Q)
+    return V @ A, A
+"""
+ATTENTION_OWN_TRANSPOSE = """
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q, K, V = beta_q + omega_q.T @ X, beta_k + omega_k.T @ X, beta_v + omega_v.T @ X
+    A = softmax_cols(K.T @ Q)
+    return V @ A, A
+"""
+
+
+def ps1_cells(*cells: str) -> dict:
+    """ps1's master code, then ``cells`` each compiled as IPython compiles one cell."""
+    ns = kernel(PS1)
+    for n, code in enumerate(cells):
+        exec(compile(code, f"/tmp/ipykernel_0/{n}.py", "exec"), ns)  # noqa: S102
+    return ns
+
+
+def test_a_mistake_in_a_helper_borrowed_from_another_cell_is_charged_there_once() -> None:
+    """``_proj``, defined beside ``self_attention_loop``, transposes Omega; ``self_attention``
+    calls it from its own cell and is otherwise right: charged at the loop, once."""
+    verdicts = grade_all(PS1, ps1_cells(LOOP_WITH_PROJ, ATTENTION_WITH_PROJ), SEED)
+    loop, attention = verdicts["ps1_self_attention_loop"], verdicts["ps1_self_attention"]
+    assert loop.score == 0.0 and loop.misconception not in (None, "values differ"), loop
+    assert attention.full and attention.misconception == "follow-through", attention.message
+    assert "`_proj`" in attention.message and "ps1_self_attention_loop" in attention.message
+
+
+def test_the_same_mistake_written_again_in_another_cell_is_charged_there_too() -> None:
+    verdicts = grade_all(PS1, ps1_cells(LOOP_WITH_PROJ, ATTENTION_OWN_TRANSPOSE), SEED)
+    assert verdicts["ps1_self_attention_loop"].score == 0.0
+    assert verdicts["ps1_self_attention"].score == 0.0, verdicts["ps1_self_attention"].message
+
+
+def test_a_borrowed_helper_does_not_cover_a_second_mistake_of_the_cell() -> None:
+    unscaled_twice = ATTENTION_WITH_PROJ.replace("softmax_cols(K.T @ Q)",
+                                                 "softmax_cols(2 * K.T @ Q)")
+    verdicts = grade_all(PS1, ps1_cells(LOOP_WITH_PROJ, unscaled_twice), SEED)
+    assert verdicts["ps1_self_attention"].score == 0.0, verdicts["ps1_self_attention"].message

@@ -18,8 +18,10 @@ only when all of these hold, so that it cannot be bought:
 
 A case where a helper raised counts as right when the caller made every call a correct caller
 makes up to it, with the right arguments, and let the helper's error through unchanged, in the
-plain run and the nudged one; at least one case must still be right as above, with the
-helper's results, so that a helper that always raises buys nothing.
+plain run and the nudged one. Where that cannot be shown (the caller raised on every case, or
+on a helper result it cannot use: a float mask, a shape) the caller is judged on a third run,
+with working stand-ins for its helpers that return random results of the right shape and kind:
+it must give the reference maths on those, so it is right whatever a working helper returns.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class Charged:
 
     at: tuple[str, ...] = ()
     misconception: str | None = None
+    files: tuple[str, ...] = ()  # where the cell's targets were defined (the probe's record)
 
 
 class Refused(Exception):
@@ -254,23 +257,87 @@ def check_case(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]
     return used
 
 
+def substituted(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]:
+    """A case where the student's helpers crashed the caller (they raised, or returned what
+    it cannot use): the caller run again on working stand-ins, which return random results
+    of the right shape and kind (``attnkit.kernel.carry.fake``), must give the reference
+    maths on exactly those results."""
+    run = record.get("substituted")
+    if not isinstance(run, dict) or "error" in run:
+        raise Refused("the caller raised an error of its own")
+    calls = _calls(run.get("calls"))
+    try:
+        want, used = replayed(chain, case.args, calls, close)
+    except HelperRaised:
+        raise Refused("a stand-in raised") from None
+    got = decode(run.get("value"))
+    if not used or not close(got, want):
+        raise Refused("the caller is wrong given working helpers too")
+    if reason := degenerate(used, got, close, case.large):
+        raise Refused(reason)
+    return used
+
+
 def carry(check_id: str, seed: int, records: list, verdict: Verdict,
           helpers: Mapping[str, Charged], credit: float = 1.0) -> tuple[Verdict, Charged]:
     """A graded cell's final verdict (follow-through applied) and where its mistake is
     charged: at itself when it lost points, at its helpers' cells when it was carried."""
+    own, lent = _origins(records)
     if verdict.full:
-        return verdict, Charged()
+        return verdict, Charged(files=own)
     carried = None
     if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict,
                                                                           helpers):
         carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
+        if carried is None:
+            return borrowed(verdict, lent, helpers, credit, own)
     if carried is None:
-        return verdict, Charged((check_id,), verdict.misconception)
+        return verdict, Charged((check_id,), verdict.misconception, own)
     final, relied = carried
     upstream = [helpers[CHAINS[check_id].helpers[name]] for name in relied]
     at = sorted({cell for c in upstream for cell in c.at})
     named = sorted({c.misconception for c in upstream if c.misconception not in UNNAMED})
-    return final, Charged(tuple(at), "; ".join(named) or None)
+    return final, Charged(tuple(at), "; ".join(named) or None, own)
+
+
+def _origins(records: list) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The probe's record of where the targets were defined and what they borrow."""
+    cells = records[0].get("cells") if records and isinstance(records[0], dict) else None
+    if not isinstance(cells, dict):
+        return (), {}
+    own = cells.get("own") if isinstance(cells.get("own"), list) else []
+    lent = cells.get("borrowed") if isinstance(cells.get("borrowed"), dict) else {}
+    return (tuple(f for f in own if isinstance(f, str)),
+            {n: f for n, f in lent.items() if isinstance(n, str) and isinstance(f, str)})
+
+
+def borrowed(verdict: Verdict, lent: Mapping[str, str], helpers: Mapping[str, Charged],
+             credit: float, own: tuple[str, ...] = ()) -> tuple[Verdict, Charged]:
+    """A cell whose only mistake is one already charged at an earlier cell whose helper it
+    calls (a private ``_proj`` defined beside ``self_attention_loop``): its result is the
+    reference's with exactly that named mistake, given its own graded helpers, so the
+    mistake is charged there, once. A mistake the cell makes beside it, or one no variant
+    names, stays charged here."""
+    mine = set((verdict.misconception or "").split("; ")) - UNNAMED - {"", "statistics"}
+    upstream = {cell: c for cell, c in helpers.items()
+                if c.at and c.misconception and set(c.files) & set(lent.values())}
+    named = {m for c in upstream.values() for m in c.misconception.split("; ")} - UNNAMED
+    if credit <= 0 or not mine or not mine <= named:
+        return verdict, Charged((verdict.check,), verdict.misconception, own)
+    cells = [cell for cell, c in upstream.items() if mine & set(c.misconception.split("; "))]
+    names = sorted(n for n, f in lent.items() if f in {f for cell in cells
+                                                        for f in helpers[cell].files})
+    at = sorted({a for cell in cells for a in helpers[cell].at})
+    what = "; ".join(sorted(mine))
+    yours = " and ".join(f"`{n}`" for n in names)
+    text = (f"the same mistake as at {', '.join(at)} ({what}), made in your {yours}, which "
+            f"this cell calls from there: apart from it this cell does what it should, so it "
+            f"is charged there, not again here")
+    if credit < 1:
+        text += ". Follow-through keeps part of this cell's points (the course's setting)"
+    return (Verdict(verdict.check, round(verdict.points * min(credit, 1.0), 2), verdict.points,
+                    text, [True] * len(verdict.passed), MISCONCEPTION),
+            Charged(tuple(at), what, own))
 
 
 def _requirement_broken(check_id: str, verdict: Verdict,
@@ -325,16 +392,24 @@ def _carried(check_id: str, seed: int, records: list, points: float,
     cases = drawn_cases(check, seed)
     if len(records) != len(cases):
         raise Refused("not every case ran")
-    used, judged, raised = [], [], set()
+    used, judged, raised, faked = [], [], set(), 0
+    every = all("error" in r for r in records)  # then no own result to go on: stand-ins
     for case, record in zip(cases, records, strict=True):
-        if helpers := let_through(chain, case, record, close):
-            raised |= helpers
-            continue
-        calls = check_case(chain, case, record, close)
+        try:
+            if every:
+                raise Refused("the caller raised on every case")
+            if helpers := let_through(chain, case, record, close):
+                raised |= helpers
+                continue
+            calls = check_case(chain, case, record, close)
+        except Refused:
+            if "error" not in record:
+                raise
+            calls = substituted(chain, case, record, close)
+            raised |= {c.helper for c in calls}
+            faked += 1
         used += calls
         judged += [] if case.large else calls
-    if all("error" in r for r in records):
-        raise Refused("the caller raised on every case")
     if reason := ignores_input(judged, close):
         raise Refused(reason)
     relied = {c.helper for c in used} | raised
@@ -343,12 +418,12 @@ def _carried(check_id: str, seed: int, records: list, points: float,
         raise Refused("the caller relied on no helper that lost points")
     return Verdict(check_id, round(points * min(credit, 1.0), 2), points,
                    message(names, charged, len(cases), credit,
-                           raised=sum("error" in r for r in records)),
+                           raised=sum("error" in r for r in records), faked=faked),
                    [True] * len(cases), MISCONCEPTION), names
 
 
 def message(names: list[str], charged: Mapping[str, Charged], cases: int,
-            credit: float, raised: int = 0) -> str:
+            credit: float, raised: int = 0, faked: int = 0) -> str:
     """The feedback: right given which helpers, and where their mistakes are charged."""
     yours = " and ".join(f"`{n}`" for n in names)
     at = sorted({cell for n in names for cell in charged[n].at})
@@ -360,10 +435,14 @@ def message(names: list[str], charged: Mapping[str, Charged], cases: int,
             f"should with what {'they return' if len(names) > 1 else 'it returns'}; "
             f"{mistake} {'are' if len(names) > 1 else 'is'} charged there "
             f"({', '.join(at)}), not again here")
-    if raised:
-        text += (f". On {raised} of the {cases} cases {'they' if len(names) > 1 else 'it'} "
-                 "raised an error or returned what the next step cannot use, and this cell "
-                 "stopped there as a correct one would")
+    they = "they" if len(names) > 1 else "it"
+    if faked:
+        text += (f". On {faked} of the {cases} cases {they} raised an error or returned what "
+                 f"this cell cannot use; run there with working stand-ins for {yours} (random "
+                 "results of the right shape and kind), this cell gave exactly the right result")
+    elif raised:
+        text += (f". On {raised} of the {cases} cases {they} raised an error or returned what "
+                 "the next step cannot use, and this cell stopped there as a correct one would")
     if credit < 1:
         text += ". Follow-through keeps part of this cell's points (the course's setting)"
     return text

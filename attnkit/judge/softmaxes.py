@@ -48,10 +48,19 @@ def softmax_family(key: str, axis: int) -> Callable[..., Any]:
     return partial(_on, key=key, axis=axis)
 
 
+SHIFTS = {  # a shift that is not the maximum: the same weights until np.exp overflows
+    "mean": ("centred on the mean", "the mean of the scores"),
+    "min": ("smallest score subtracted", "the smallest score"),
+    "first": ("first score subtracted", "the first score"),
+}
+
+
 def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
-                     keepdims: bool = False) -> list[Wrong]:
+                     keepdims: bool = False, shifts: tuple[str, ...] | None = None
+                     ) -> list[Wrong]:
     """The shared softmax mistakes of ``family`` (``softmax_family``); ``line`` is "column",
-    "row" or "" (one vector); ``keepdims`` adds the missing-keepdims variant."""
+    "row" or "" (one vector); ``keepdims`` adds the missing-keepdims variant; ``shifts``
+    the wrong shifts of ``SHIFTS`` (all of them for a matrix, by default)."""
     each = f"each {line}'s own maximum" if line else "the largest score"
     out = [
         variant("denominator not shifted", family,
@@ -89,6 +98,16 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
             f"{line} normalised, and each {across}'s maximum is not, so the weights change. "
             f"Subtract each {line}'s own maximum: np.max(z, axis={axis}, keepdims=True)",
             shift="cross"))
+    for shift in (tuple(SHIFTS) if line else ()) if shifts is None else shifts:
+        name, what = SHIFTS[shift]
+        what = what.replace("the scores", f"each {line}") if line else what
+        out.append(variant(
+            name, family,
+            f"you subtracted {what}, not {each}: a shift by it gives the same weights while "
+            "np.exp stays finite, but on {case} (the scores run from {zmin} to {zmax}) the "
+            "largest sits far above it, so np.exp overflows to inf and inf / inf gives nan. "
+            f"Subtract {each}: every exponent is then at most 0: you keep half the points",
+            0.5, shift=shift))
     if keepdims:
         out.append(variant(
             "sums without keepdims", family,

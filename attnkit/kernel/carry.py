@@ -14,6 +14,7 @@ answer; the judge replays the reference maths on the recorded calls
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -34,6 +35,8 @@ HELPERS: dict[str, tuple[str, ...]] = {
     "ps5_equivariance": ("masked_self_attention", "positional_encoding"),
 }
 MAX_CALLS = 64  # recorded per run: a loop over tokens calls its softmax once per token
+MAX_FUNCTIONS = 200  # notebook functions followed from one cell's targets
+CELL_FILES = ("ipykernel_", "<ipython-input")  # how IPython names the code of one cell
 
 
 def namespace(target: Any) -> dict | None:
@@ -47,16 +50,20 @@ def namespace(target: Any) -> dict | None:
 
 
 def nudged(value: Any, rng: np.random.Generator) -> Any:
-    """``value`` moved by noise of its own size: floats shifted, booleans flipped, items each."""
+    """``value`` moved by noise of its own size: floats shifted (exact zeros kept), some True
+    turned False, items each."""
     if isinstance(value, (list, tuple)):
         return type(value)(nudged(v, rng) for v in value)
     array = np.asarray(value)
     if array.dtype.kind == "b":
-        return array ^ (rng.random(array.shape) < 0.3)
+        return array & (rng.random(array.shape) >= 0.3)  # True turned False: a mask stays one
     if array.dtype.kind not in "iuf":
         return value
     spread = 0.5 * (1.0 + float(np.abs(array).max(initial=0.0)))
-    return array + spread * rng.standard_normal(array.shape)
+    moved = array + spread * rng.standard_normal(array.shape)
+    if np.any(np.isfinite(array) & (array != 0)):  # exact zeros stay: a masked weight stays
+        return np.where(array == 0, array, moved)  # masked, a caller's own checks still hold
+    return moved
 
 
 def _arguments(helper: Callable, args: tuple, kwargs: dict) -> list:
@@ -69,18 +76,59 @@ def _arguments(helper: Callable, args: tuple, kwargs: dict) -> list:
         return [*args, *kwargs.values()]
 
 
+def _weights(shape: tuple, axis: int, rng: np.random.Generator,
+             allowed: Any = True) -> np.ndarray:
+    """Random weights that sum to 1 along ``axis`` over the ``allowed`` entries (0 else)."""
+    w = (rng.random(shape) + 0.1) * np.asarray(allowed, dtype=bool)
+    total = w.sum(axis=axis, keepdims=True)
+    return w / np.where(total > 0, total, 1.0)
+
+
+def _columns(a: list) -> tuple[int, int]:
+    return np.shape(a[1])[0], np.shape(a[0])[1]  # (D_v, N) of (X, omega_v, ...)
+
+
+# helper -> a well-typed random result for its arguments: what a working helper returns,
+# in shape and kind, but none of its maths (no reference code enters the kernel)
+FAKES: dict[str, Callable[[list, np.random.Generator], Any]] = {
+    "softmax": lambda a, r: _weights(np.shape(a[0]), -1, r),
+    "softmax_cols": lambda a, r: _weights(np.shape(a[0]), 0, r),
+    "masked_softmax_cols": lambda a, r: _weights(np.shape(a[0]), 0, r, a[1]),
+    "get_attention_weights": lambda a, r: _weights(np.shape(a[0]), -1, r),
+    "single_head_attention": lambda a, r: r.standard_normal(_columns(a)),
+    "masked_self_attention": lambda a, r: (r.standard_normal(_columns(a)), _weights(
+        (np.shape(a[0])[1],) * 2, 0, r, np.triu(np.ones((np.shape(a[0])[1],) * 2)))),
+    "get_scores": lambda a, r: r.standard_normal(np.shape(a[0])[:1]),
+    "scale_scores": lambda a, r: r.standard_normal(np.shape(a[0])),
+    "get_context_vector": lambda a, r: r.standard_normal(np.shape(a[1])[1:]),
+    "causal_mask": lambda a, r: r.random((int(a[0]), int(a[0]))) < 0.5,
+    "positional_encoding": lambda a, r: r.standard_normal((int(a[0]), int(a[1]))),
+}
+
+
+def fake(name: str, seed: int, given: list) -> Any:
+    """``FAKES``' random result for helper ``name`` on ``given`` (its arguments in its
+    parameter order), the same for the same arguments (drawn from a hash of them)."""
+    digest = hashlib.sha256(repr([np.asarray(g, dtype=float).tobytes() for g in given])
+                            .encode()).digest()
+    return FAKES[name](given, np.random.default_rng([seed, *digest[:8]]))
+
+
 def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], dict],
-             rng: np.random.Generator | None, depth: list[int] | None = None) -> Callable:
+             rng: np.random.Generator | None, depth: list[int] | None = None,
+             seed: int | None = None) -> Callable:
     """``helper`` recording each call in ``calls``; with ``rng``, its results nudged (only a
     call the caller made itself, not one a helper made inside another, whose depth is
-    counted in ``depth``). A call that raises is recorded with its error (``raised``), then
+    counted in ``depth``); with ``seed``, a random well-typed result instead of the
+    student's (``fake``). A call that raises is recorded with its error (``raised``), then
     raises on."""
     depth = depth if depth is not None else [0]
 
     def call(*args: Any, **kwargs: Any) -> Any:
         depth[0] += 1
         try:
-            own = helper(*args, **kwargs)
+            own = (helper(*args, **kwargs) if seed is None
+                   else fake(name, seed, _arguments(helper, args, kwargs)))
         except Exception as error:
             if len(calls) < MAX_CALLS:
                 try:
@@ -105,16 +153,66 @@ def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], d
 
 @contextlib.contextmanager
 def recording(check: str, targets: tuple, calls: list, encode: Callable[[Any], dict],
-              rng: np.random.Generator | None = None) -> Iterator[None]:
-    """Swap the caller's helpers for recording stand-ins while the block runs."""
+              rng: np.random.Generator | None = None, seed: int | None = None
+              ) -> Iterator[None]:
+    """Swap the caller's helpers for recording stand-ins while the block runs (with
+    ``seed``, stand-ins that return random well-typed results, ``fake``)."""
     names = HELPERS.get(check, ())
     space = namespace(targets[0]) if targets else None
     saved = {n: space[n] for n in names if space is not None and callable(space.get(n))}
     depth = [0]
     try:
         for name, helper in saved.items():
-            space[name] = stand_in(helper, name, calls, encode, rng, depth)
+            space[name] = stand_in(helper, name, calls, encode, rng, depth, seed)
         yield
     finally:
         for name, helper in saved.items():
             space[name] = helper
+
+
+def _functions(value: Any) -> list:
+    """The Python functions behind a notebook name: itself, or a class's methods."""
+    try:
+        if inspect.ismethod(value):
+            value = value.__func__
+        if inspect.isfunction(value):
+            return [value]
+        if inspect.isclass(value):
+            return [getattr(v, "__func__", v) for v in vars(value).values()
+                    if inspect.isfunction(getattr(v, "__func__", v))]
+    except Exception:  # noqa: BLE001 - a student's object may raise on any access
+        pass
+    return []
+
+
+def _names(code: Any) -> set[str]:
+    """The global and attribute names a function's code (and the code nested in it) uses."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _names(const)
+    return names
+
+
+def origins(targets: tuple) -> dict:
+    """Which cell defined the student's targets (IPython's file name for its code), and the
+    notebook functions they reach, directly or through each other, that another cell
+    defined: name -> that cell's file. The judge charges a mistake made in such a borrowed
+    helper at the cell that defined it (``attnkit.judge.carry.borrowed``)."""
+    todo = [f for t in targets for f in _functions(t)]
+    own = sorted({f.__code__.co_filename for f in todo})
+    borrowed: dict[str, str] = {}
+    seen: set[int] = set()
+    while todo and len(seen) < MAX_FUNCTIONS:
+        fn = todo.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        for name in sorted(_names(fn.__code__)):
+            for found in _functions(fn.__globals__.get(name)):
+                file = found.__code__.co_filename
+                if any(mark in file for mark in CELL_FILES):
+                    todo.append(found)
+                    if file not in own:
+                        borrowed.setdefault(name, file)
+    return {"own": own, "borrowed": borrowed}

@@ -110,6 +110,19 @@ def far_apart(rng: np.random.Generator, shape: tuple[int, int], axis: int) -> np
     return rng.normal(0, 2, shape) + (offsets[None, :] if axis == 0 else offsets[:, None])
 
 
+def spiked(rng: np.random.Generator, shape: tuple[int, int], axis: int) -> np.ndarray:
+    """Columns (``axis=0``) or rows (``axis=1``) whose largest score sits 1500 above the
+    others, so far above their mean too: a shift by anything short of the maximum (the mean,
+    the first score) still overflows np.exp. The first line's peak is its first score, the
+    others' elsewhere: a shift by the first score passes one line and not the rest."""
+    X = rng.normal(0, 2, shape)
+    lines = np.arange(shape[1 - axis])
+    peaks = rng.integers(1, shape[axis], lines.size)
+    peaks[0] = 0 if lines.size > 1 else peaks[0]
+    X[(peaks, lines) if axis == 0 else (lines, peaks)] += 1500.0
+    return X
+
+
 def large_attention(rng: np.random.Generator, D: int, N: int, Dq: int | None = None,
                     Dv: int | None = None, scale: float = 25.0,
                     allowed: np.ndarray | None = None) -> Args:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from attnkit.kernel.carry import HELPERS, recording
+from attnkit.kernel.carry import HELPERS, origins, recording
 from attnkit.kernel.cases import probes
 
 MIME = "application/vnd.attnkit.probe+json"
@@ -71,12 +71,21 @@ def records(check: str, targets: tuple, seed: int) -> list[dict]:
     out = []
     for index, case in enumerate(cases):
         record = {"check": check, "seed": seed, "call": call, "case": index}
+        if index == 0:
+            record["cells"] = _origins(targets)
         if check in HELPERS:
             record.update(carried_case(check, targets, case.args, seed, index))
         else:
             record.update(run_case(spec.call, targets, case.args))
         out.append(record)
     return out
+
+
+def _origins(targets: tuple) -> dict:
+    try:
+        return origins(targets)
+    except Exception:  # noqa: BLE001 - a student's object may raise on any access
+        return {}
 
 
 def carried_case(check: str, targets: tuple, args: dict, seed: int, index: int) -> dict:
@@ -90,7 +99,12 @@ def carried_case(check: str, targets: tuple, args: dict, seed: int, index: int) 
     rng = np.random.default_rng([seed % 2**32, index, 37])
     with recording(check, targets, nudge, encode, rng):
         again = run_case(spec.call, targets, args)
-    return {**result, "calls": calls, "nudged": {**again, "calls": nudge}}
+    out = {**result, "calls": calls, "nudged": {**again, "calls": nudge}}
+    if "error" in result:  # the student's helpers gave it nothing to go on: working ones
+        faked: list = []
+        with recording(check, targets, faked, encode, seed=seed % 2**32 + index):
+            out["substituted"] = {**run_case(spec.call, targets, args), "calls": faked}
+    return out
 
 
 def probe(check: str, *targets: Any) -> None:

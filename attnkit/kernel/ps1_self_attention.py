@@ -17,6 +17,7 @@ from attnkit.kernel.cases import (
     large_attention,
     named,
     seeded_rng,
+    spiked,
 )
 
 
@@ -41,6 +42,10 @@ def ps1_softmax_cases(seed: int) -> list[Case]:
         Case("logits near 1000", {"items_in": list(1000 + rng.normal(0, 2, 5))}, large=True),
         Case("scores 800 apart", {"items_in": list(rng.permutation(
             [*rng.normal(0, 2, 4), -800 + rng.normal()]))}),
+        Case("the lowest first, 800 below", {"items_in": [-800 + float(rng.normal()),
+                                                          *rng.normal(0, 2, 4)]}),
+        Case("one score 1500 above the rest", {"items_in": list(
+            spiked(seeded_rng(seed, "ps1_softmax_spike"), (1, 5), axis=1)[0])}, large=True),
     ]
 
 
@@ -81,6 +86,8 @@ def ps1_softmax_cols_cases(seed: int) -> list[Case]:
         Case("large logits 3 x 4", {"data_in": 800 + rng.normal(0, 5, (3, 4))}, large=True),
         Case("columns 900 apart, 3 x 4", {"data_in": far_apart(rng, (3, 4), axis=0)},
              large=True),
+        Case("one score 1500 above the rest of its column, 4 x 3", {"data_in": spiked(
+            seeded_rng(seed, "ps1_softmax_cols_spike"), (4, 3), axis=0)}, large=True),
     ]
 
 

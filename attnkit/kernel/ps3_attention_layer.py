@@ -15,6 +15,7 @@ from attnkit.kernel.cases import (
     named,
     overflowing,
     seeded_rng,
+    spiked,
 )
 
 
@@ -29,6 +30,8 @@ def ps3_softmax_cases(seed: int) -> list[Case]:
         Case("square 4 x 4, rows 900 apart",
              {"X": far_apart(seeded_rng(seed, "ps3_softmax_square"), (4, 4), axis=1)},
              large=True),
+        Case("one score 1500 above the rest of its row, 3 x 4",
+             {"X": spiked(seeded_rng(seed, "ps3_softmax_spike"), (3, 4), axis=1)}, large=True),
     ]
 
 
