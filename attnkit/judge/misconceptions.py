@@ -237,6 +237,9 @@ def udl_common(family: Callable[..., Any]) -> list[Wrong]:
         variant("value bias forgotten", family,
                 "your result matches attention without beta_v: the values are "
                 "V = beta_v + Omega_v X (eq. 12.6)", biases="qk"),
+        variant("query bias forgotten", family,  # the keys' bias: no effect (see bias_forms)
+                "your result matches attention without beta_q: the queries are "
+                "Q = beta_q + Omega_q X (eq. 12.6)", biases="kv"),
         variant("weighted sum of inputs", family,
                 "your outputs are weighted sums of the inputs X; they must be weighted sums of "
                 "the values V = beta_v + Omega_v X (X' = V A, eqs. 12.7-12.8)", values="X"),

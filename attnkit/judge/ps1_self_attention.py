@@ -83,6 +83,12 @@ def aliased_outputs(a: Args) -> list[np.ndarray]:
     return [outputs[-1]] * len(outputs)
 
 
+def rows_permuted(a: Args) -> bool:
+    """Permutes the rows of the output: compares f(X[:, perm]) with f(X)[perm]."""
+    f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
+    return bool(np.allclose(f(X[:, perm]), f(X)[perm]))
+
+
 def equivariance_variant(a: Args) -> bool:
     """Permutes only the input: compares f(X[:, perm]) with f(X)."""
     f, X, perm = equivariance_function(a), a["X"], list(a["perm"])
@@ -206,6 +212,11 @@ CHECKS = by_id(
                   "you compared f(X[:, perm]) with f(X) (or f(X) with f(X)[:, perm]): only one "
                   "side was permuted. Equivariance means f(X[:, perm]) equals f(X)[:, perm]: "
                   "permute the input on one side and the output on the other"),
+            Wrong("output rows permuted", rows_permuted,
+                  "you permuted the rows of f(X), f(X)[perm]: with tokens in columns the "
+                  "outputs of the tokens are the columns, so compare f(X[:, perm]) with "
+                  "f(X)[:, perm] (on {case} f(X) has fewer rows than perm has entries, hence "
+                  "the IndexError)", same_errors=True),
             Wrong("inverse permutation", inverse_variant,
                   "you compared f(X[:, perm]) with f(X)[:, np.argsort(perm)], the inverse "
                   "permutation. X[:, perm] puts token perm[i] at position i, and an equivariant "

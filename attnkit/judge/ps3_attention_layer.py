@@ -189,17 +189,18 @@ CHECKS = by_id(
           a["x"], a["W_q"], a["W_k"], a["W_v"], a["W_o"]),
           wrong=(
             *scales(layer_variant, _SCALE_LAYER),
-            Wrong("scaled after softmax", lambda a: layer_variant(a, after=True),
+            variant("scaled after softmax", layer_variant,
                   "you divided after the softmax, so each row of weights sums to 1/sqrt(dims) = "
                   "{inv_sqrt_dims} instead of 1; divide the scores Q K^T by sqrt(dims) = "
-                  "{sqrt_dims} before the softmax"),
-            Wrong("softmax over columns", lambda a: layer_variant(a, axis=0),
+                  "{sqrt_dims} before the softmax", after=True),
+            variant("softmax over columns", layer_variant,
                   "each column of your n x n attention matrix sums to 1; with tokens in rows, row "
-                  "i holds the weights of output i and must sum to 1: softmax along axis=-1"),
-            Wrong("keys and queries swapped", lambda a: layer_variant(a, order="KQt"),
+                  "i holds the weights of output i and must sum to 1: softmax along axis=-1",
+                  axis=0),
+            variant("keys and queries swapped", layer_variant,
                   "you computed K Q^T, the transpose of the scores: with tokens in rows the "
                   "scores are Q K^T (entry (i, j) = query i . key j), so row i, which is "
-                  "softmaxed, holds the weights of output i"),
+                  "softmaxed, holds the weights of output i", order="KQt"),
             variant("keys not transposed", layer_variant,
                     "you multiplied Q @ K without transposing K: with tokens in rows Q and K "
                     "are both n x dims, so Q @ K runs only when n = dims (and is wrong then); "
@@ -209,16 +210,16 @@ CHECKS = by_id(
                   "forward reads a name dims that the notebook does not define (a global of "
                   "your own, gone when the hidden test runs): the layer's own size is "
                   "self.dims, set in __init__. Divide by np.sqrt(self.dims)"),
-            Wrong("output projection omitted", lambda a: layer_variant(a, output=False),
+            variant("output projection omitted", layer_variant,
                   "the result is not multiplied by W_o: the layer returns "
-                  "softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5)"),
-            Wrong("weighted sum of inputs", lambda a: layer_variant(a, values="x"),
+                  "softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5)", output=False),
+            variant("weighted sum of inputs", layer_variant,
                   "your outputs are weighted sums of the tokens x; they must be weighted sums of "
-                  "the values V = x @ W_v"),
-            Wrong("weights transposed", lambda a: layer_variant(a, transposed=True),
+                  "the values V = x @ W_v", values="x"),
+            variant("weights transposed", layer_variant,
                   "you multiplied by the transposed weights (x @ W.T, as in torch's Linear); with "
                   "tokens in rows the pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v "
-                  "and ends with @ W_o"),
+                  "and ends with @ W_o", transposed=True),
             variant("weights transposed", layer_variant,
                     "your queries, keys and values use the transposed weights: (W_q @ x.T).T is "
                     "x @ W_q.T, the column habit of problem set 1. With tokens in rows the "

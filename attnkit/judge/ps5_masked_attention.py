@@ -225,34 +225,40 @@ CHECKS = by_id(
           label="m.attn"),
     Check(P["ps5_positional_encoding"], lambda a: ref.positional_encoding(a["D"], a["N"]),
           wrong=(
-            Wrong("sin and cos swapped", lambda a: positional_variant(a, swap=True), _pe(
+            variant("sin and cos swapped", positional_variant, _pe(
                   "your even rows hold cosines and your odd rows sines; Vaswani et al. put "
-                  "sin(n / 10000^(2i/D)) in row 2i and cos(n / 10000^(2i/D)) in row 2i + 1")),
-            *(Wrong("wrong frequency base", partial(positional_variant, base=base), _pe(
+                  "sin(n / 10000^(2i/D)) in row 2i and cos(n / 10000^(2i/D)) in row 2i + 1"),
+                    swap=True),
+            *(variant("wrong frequency base", positional_variant, _pe(
                     f"your frequencies use the base {base:g} instead of 10000: the angle of "
                     "rows 2i and 2i + 1 is n / 10000^(2i/D), so the wavelengths grow "
-                    "geometrically from 2 pi (rows 0 and 1) towards 10000 x 2 pi"))
+                    "geometrically from 2 pi (rows 0 and 1) towards 10000 x 2 pi"), base=base)
               for base in (1000.0, 100.0)),
-            Wrong("pair index doubled", lambda a: positional_variant(a, exponent="twice"), _pe(
+            variant("pair index doubled", positional_variant, _pe(
                   "your loop runs over the even rows i = 0, 2, 4, ... (already the 2i of the "
                   "formula) and still uses the exponent 2i/D, so rows 2k and 2k + 1 get "
                   "10000^(4k/D). With i the even row index the exponent is i/D: "
-                  "n / 10000^(i/D) for rows i and i + 1")),
-            Wrong("row index as exponent", lambda a: positional_variant(a, exponent="row"), _pe(
+                  "n / 10000^(i/D) for rows i and i + 1"), exponent="twice"),
+            variant("row index as exponent", positional_variant, _pe(
                   "your cosine rows use their own index in the exponent, 10000^((2i+1)/D); "
                   "each pair of rows 2i and 2i + 1 shares one frequency, 1 / 10000^(2i/D) (the "
-                  "i in the formula counts pairs, not rows)")),
-            Wrong("positions from 1", lambda a: positional_variant(a, start=1), _pe(
+                  "i in the formula counts pairs, not rows)"), exponent="row"),
+            variant("positions from 1", positional_variant, _pe(
                   "your positions start at 1; the first token is position 0, so column 0 is "
-                  "sin(0) = 0 and cos(0) = 1 alternating: use np.arange(N)")),
-            Wrong("sin and cos in halves", lambda a: positional_variant(a, layout="halves"), _pe(
+                  "sin(0) = 0 and cos(0) = 1 alternating: use np.arange(N)"), start=1),
+            variant("sin and cos in halves", positional_variant, _pe(
                   "your sines fill the top half of the rows and your cosines the bottom half "
                   "(the tensor2tensor layout); Vaswani et al. interleave them: row 2i is "
                   "sin(n / 10000^(2i/D)) and row 2i + 1 is cos of the same angle (Pi[0::2] and "
-                  "Pi[1::2])")),
-            Wrong("multiplied by the wavelength", lambda a: positional_variant(a, multiply=True),
-                  _pe("you multiplied the position by 10000^(2i/D); the angle is the position "
-                      "divided by it, n / 10000^(2i/D), so higher rows turn more slowly")),
+                  "Pi[1::2])"), layout="halves"),
+            variant("multiplied by the wavelength", positional_variant,
+                    _pe("you multiplied the position by 10000^(2i/D); the angle is the "
+                        "position divided by it, n / 10000^(2i/D), so higher rows turn more "
+                        "slowly"), multiply=True),
+            variant("notebook's D in the exponent", positional_variant, _pe(
+                    "your exponent divides by 4, the notebook's D, whatever D the encoding is "
+                    "made for; the angle of rows 2i and 2i + 1 is n / 10000^(2i/D) with the D "
+                    "passed in: on {case} D = {D}"), fixed_D=4),
             Wrong("tokens in rows", lambda a: positional_variant(a, rows=True),
                   "your encoding is N x D = {N} x {D}, one row per position; in this course "
                   "tokens are the columns of X, so Pi is D x N = {D} x {N} with position n in "

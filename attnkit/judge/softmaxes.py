@@ -24,11 +24,12 @@ CLIP = 700.0  # the bound students pick to stay below np.exp's limit, 709
 def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator: str = "same",
                     keepdims: bool | str = True, clean: bool = False) -> np.ndarray:
     """A softmax along ``axis`` with the shift, the denominator or the sums done wrong
-    (``keepdims="neither"``: the maxima and the sums without keepdims; shift "cross": each
-    line of the other axis shifted by its own maximum)."""
+    (``keepdims="neither"``: the maxima and the sums without keepdims, "max": the maxima
+    only; shift "cross": each line of the other axis shifted by its own maximum)."""
     z = np.asarray(z, dtype=float)
     other = 0 if axis in (-1, z.ndim - 1) else -1
-    shifted = {"line": lambda: z - z.max(axis=axis, keepdims=keepdims != "neither"),
+    shifted = {"line": lambda: z - z.max(axis=axis, keepdims=keepdims not in ("neither",
+                                                                           "max")),
                "cross": lambda: z - z.max(axis=other, keepdims=True),
                "none": lambda: z,
                "one max": lambda: z - z.max(),
@@ -39,7 +40,7 @@ def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator:
                "clip": lambda: np.clip(z, -CLIP, CLIP)}[shift]()
     e = np.exp(shifted)
     below = np.exp(z) if denominator == "unshifted" else e
-    weights = e / below.sum(axis=axis, keepdims=keepdims is True)
+    weights = e / below.sum(axis=axis, keepdims=keepdims in (True, "max"))
     return np.nan_to_num(weights) if clean else weights
 
 
@@ -115,6 +116,13 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
             f"numpy lines up with the last axis, so on a square matrix {line} i is divided by "
             "another line's sum, and on other shapes it raises ValueError (on {case}). Write "
             f"e.sum(axis={axis}, keepdims=True)", keepdims=False))
+        out.append(variant(
+            "maxima without keepdims", family,
+            f"you took the {line} maxima without keepdims=True: a 1-D array that numpy lines "
+            "up with the last axis, so entry (i, j) is shifted by line j's maximum: on a "
+            f"square matrix each {line} is no longer shifted by one number and its weights "
+            "change, and on other shapes it raises ValueError (on {case}). Write z.max(axis="
+            f"{axis}, keepdims=True)", keepdims="max"))
         out.append(variant(  # after the sums alone: with one max they agree
             "maxima and sums without keepdims", family,
             f"you took the {line} maxima and sums without keepdims=True: 1-D arrays that numpy "

@@ -275,12 +275,16 @@ def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable:
 
 def positional_variant(a: Args, *, base: float = 10000.0, swap: bool = False,
                        exponent: str = "pair", start: int = 0, layout: str = "interleaved",
-                       rows: bool = False, multiply: bool = False) -> np.ndarray:
-    """Vaswani et al.'s sinusoidal encoding (D x N) with one thing done wrong."""
+                       rows: bool = False, multiply: bool = False,
+                       fixed_D: int | None = None) -> np.ndarray:
+    """Vaswani et al.'s sinusoidal encoding (D x N) with one thing done wrong (``fixed_D``:
+    the exponent divides by that D whatever D is asked for)."""
     D, N = int(a["D"]), int(a["N"])
     n = np.arange(start, start + N)[None, :]
     k = np.arange(D)[:, None]  # row index
-    power = {"pair": (k // 2) * 2 / D, "row": k / D, "twice": (k // 2) * 4 / D}[exponent]
+    size = fixed_D or D
+    power = {"pair": (k // 2) * 2 / size, "row": k / size,
+             "twice": (k // 2) * 4 / size}[exponent]
     wavelength = base ** power
     angle = n * wavelength if multiply else n / wavelength
     use_sin = (k % 2 == 0) if layout == "interleaved" else (k < D // 2)

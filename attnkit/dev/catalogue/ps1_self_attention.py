@@ -730,3 +730,42 @@ def self_attention_values_transposed(X, omega_v, omega_q, omega_k, beta_v, beta_
     V = beta_v + omega_v.T @ X
     attentions = _softmax_cols(K.T @ Q)
     return V @ attentions, attentions
+
+
+# ------------------------------------------------------------------ the query's bias left out
+
+
+@entry("ps1_self_attention_loop", wrong="query bias forgotten", says=("beta_q",))
+def self_attention_loop_no_query_bias(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Queries omega_q @ x without beta_q."""
+    queries = [omega_q @ x for x in all_x]
+    keys = [beta_k + omega_k @ x for x in all_x]
+    values = [beta_v + omega_v @ x for x in all_x]
+    outputs = []
+    for q in queries:
+        scores = np.array([(k.T @ q).item() for k in keys])
+        weights = np.exp(scores - scores.max())
+        outputs.append(sum(w * v for w, v in zip(weights / weights.sum(), values)))
+    return outputs
+
+
+@entry("ps1_self_attention", wrong="query bias forgotten", says=("beta_q",))
+def self_attention_no_query_bias(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Q = omega_q @ X: the query's bias left out."""
+    Q, K, V = omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
+@entry("ps1_scaled_attention", wrong="query bias forgotten", says=("beta_q",))
+def scaled_no_query_bias(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Q = omega_q @ X: the query's bias left out."""
+    Q, K, V = omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+    return V @ attentions, attentions
+
+
+@entry("ps1_equivariance", wrong="output rows permuted", says=("f(X)[perm]",))
+def check_equivariance_rows(f, X, perm):
+    """Permutes the rows of the output, f(X)[perm], not its columns."""
+    return bool(np.allclose(f(X[:, perm]), f(X)[perm]))

@@ -520,3 +520,12 @@ def single_head_first_bias_entry(X, omega_v, omega_q, omega_k, beta_v, beta_q, b
     K = omega_k @ X + beta_k[0]
     V = omega_v @ X + beta_v[0]
     return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+
+
+@entry("ps2_single_head", wrong="query bias forgotten", says=("beta_q",))
+def single_head_no_query_bias(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Q = omega_q @ X: the query's bias left out."""
+    Q, K, V = omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    scores = K.T @ Q / np.sqrt(Q.shape[0])
+    weights = np.exp(scores - scores.max(axis=0, keepdims=True))
+    return V @ (weights / weights.sum(axis=0, keepdims=True))

@@ -692,3 +692,24 @@ def equivariance_gaps_signed(X, perm, omega_v, omega_q, omega_k, beta_v, beta_q,
             lambda Z: _attention(Z, *params, causal=True),
             lambda Z: _attention(Z + Pi, *params, causal=False)]
     return np.array([np.max(f(X[:, perm]) - f(X)[:, perm]) for f in maps])
+
+
+@entry("ps5_masked_attention", wrong="query bias forgotten", says=("beta_q",))
+def masked_attention_no_query_bias(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Q = omega_q @ X: the query's bias left out."""
+    Q, K, V = omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    N = X.shape[1]
+    scores = np.where(np.triu(np.ones((N, N), dtype=bool)), K.T @ Q / np.sqrt(Q.shape[0]),
+                      -np.inf)
+    attentions = _softmax_cols(scores)
+    return V @ attentions, attentions
+
+
+@entry("ps5_positional_encoding", wrong="notebook's D in the exponent", says=("the D passed",))
+def positional_encoding_notebook_D(D, N):
+    """The exponent divides by 4, the notebook's D, whatever D is asked for."""
+    angles = np.arange(N)[None, :] / np.power(10000, np.arange(0, D, 2)[:, None] / 4)
+    Pi = np.zeros((D, N))
+    Pi[0::2, :] = np.sin(angles)
+    Pi[1::2, :] = np.cos(angles)
+    return Pi
