@@ -72,6 +72,13 @@ def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, be
     return mine
 """
 
+RAISING_HEAD = """\
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    raise ValueError("I did not finish this one")
+"""
+REVERSED_HEADS = HEADS_IN_CALL_ORDER.replace("np.vstack([second, first])",
+                                             "np.vstack([first, second])[::-1]")
+
 STUDENTS = {
     "honest": Sample("head scaled by sqrt(D), multi-head right given it",
                      {"ps2_single_head_code": SQRT_D_HEAD}),
@@ -82,9 +89,16 @@ STUDENTS = {
     "handback": Sample("attack: the head hands the caller back its own answer",
                        {"ps2_single_head_code": HANDED_BACK_HEAD,
                         "ps2_multihead_scaled_code": HANDED_BACK_CALLER}),
+    "raising": Sample("a head that always raises under right multi-head code: judged on "
+                      "working stand-ins", {"ps2_single_head_code": RAISING_HEAD}),
+    "raising-wrong": Sample("attack: a head that always raises, to be judged on stand-ins, "
+                            "under a caller that stacks its heads wrongly",
+                            {"ps2_single_head_code": RAISING_HEAD,
+                             "ps2_multihead_scaled_code": REVERSED_HEADS}),
 }
 # (single head, two heads, general) as fractions of each cell's points
-EXPECT = {"honest": (0, 1, 1), "zeros": (0, 0, 0), "order": (1, 0, 1), "handback": (0, 0, 1)}
+EXPECT = {"honest": (0, 1, 1), "zeros": (0, 0, 0), "order": (1, 0, 1), "handback": (0, 0, 1),
+          "raising": (0, 1, 1), "raising-wrong": (0, 0, 1)}
 
 
 def scores(root: Path, student: str) -> tuple[float, ...]:
@@ -108,7 +122,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run(["nbgrader", "generate_assignment", A, "--force"], root)
     submit(root, STUDENTS)
     run(["attnkit", "autograde", A, "--workers", "2"], root)
-    run(["nbgrader", "generate_feedback", A, "--student", "honest", "--force"], root)
+    for student in ("honest", "raising"):
+        run(["nbgrader", "generate_feedback", A, "--student", student, "--force"], root)
     return root
 
 
@@ -122,7 +137,9 @@ def test_the_page_says_where_the_mistake_is_charged(graded: Path) -> None:
     text = re.sub(r"<[^>]+>", "", page).replace("&#x60;", "`").replace("&#96;", "`")
     assert text.count("right given your `single_head_attention`") >= 2, text[:3000]
     assert "is charged there (ps2_single_head), not again here" in text
-    for attacker in set(STUDENTS) - {"honest"}:
+    page = (graded / "feedback" / "raising" / A / f"{A}.html").read_text()
+    assert "working stand-ins for `single_head_attention`" in page.replace("&#x60;", "`")
+    for attacker in set(STUDENTS) - {"honest", "raising"}:
         nb = json.loads((graded / "autograded" / attacker / A / f"{A}.ipynb").read_text())
         two = next(c["metadata"]["attnkit"] for c in nb["cells"]
                    if c["metadata"].get("nbgrader", {}).get("grade_id") == TWO)
