@@ -128,7 +128,7 @@ def test_same_handles_nan_inf_ragged_none_and_exceptions():
 
 def test_correct_records_score_full_marks():
     v = judge("ps1_softmax", SEED, records("ps1_softmax", softmax), 2.0)
-    assert isinstance(v, Verdict) and v.full and v.score == 2.0 and v.passed == [True] * 7
+    assert isinstance(v, Verdict) and v.full and v.score == 2.0 and v.passed == [True] * 9
 
 
 @pytest.mark.parametrize("hostile", [[], None, "records"])
@@ -248,7 +248,7 @@ def test_crash_on_fresh_inputs_only_is_called_hard_coded():
 def test_known_mistake_keeps_its_credit():
     v = judge("ps1_softmax", SEED, records("ps1_softmax", naive_softmax), 3.0)
     assert v.misconception == "no max subtraction" and v.score == 1.5
-    assert not v.full and v.passed == [True, True, True, False, True, True, False]
+    assert not v.full and v.passed == [True, True, True, False, True, True, True, False, False]
 
 
 def test_a_softmax_shifted_by_its_smallest_score_is_named_at_its_own_cell():

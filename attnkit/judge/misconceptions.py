@@ -281,6 +281,13 @@ def bias_forms(family: Callable[..., Any]) -> list[Wrong]:
             "adds to every column of Omega X (eq. 12.6), while a row is added to every row "
             "and raises ValueError when Omega X is not square (on {case}, D x N = {D} x {N}). "
             "Add the column itself: beta + omega @ X", bias_as="row", bias_roles=roles))
+        if roles == "qkv":
+            out.append(variant(
+                "bias inside the product", family,
+                "you added each bias before multiplying, Omega (x + beta): the projection is "
+                "beta + Omega x (eq. 12.6), the bias added after Omega maps x to the output "
+                "size (with D_q != D, x + beta does not even line up)", bias_as="inside",
+                bias_roles=roles))
         if roles == "k":  # one number added to every key shifts each column of scores by
             continue  # one number, which the column softmax ignores
         out.append(variant(

@@ -136,7 +136,8 @@ CHECKS = by_id(
                   "Subtract the largest score instead: every exponent is then at most 0 and "
                   "cannot overflow (softmax(z) = softmax(z - max z)): you keep half the points",
                   credit=0.5),
-            *softmax_mistakes(softmax_family("items_in", -1), -1, "", shifts=("mean", "first")),
+            *softmax_mistakes(softmax_family("items_in", -1), -1, "",
+                              shifts=("mean", "first", "floor")),
           ),
           label="softmax"),
     Check(P["ps1_self_attention_loop"], lambda a: ref.self_attention_loop(

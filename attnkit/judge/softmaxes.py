@@ -35,6 +35,7 @@ def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator:
                "one max": lambda: z - z.max(),
                "mean": lambda: z - z.mean(axis=axis, keepdims=True),
                "min": lambda: z - z.min(axis=axis, keepdims=True),
+               "floor": lambda: z - np.maximum(z.max(axis=axis, keepdims=True), 0.0),
                "first": lambda: z - np.take(z, [0], axis=axis),
                "abs max": lambda: z - np.abs(z).max(axis=axis, keepdims=True),
                "clip": lambda: np.clip(z, -CLIP, CLIP)}[shift]()
@@ -53,6 +54,7 @@ SHIFTS = {  # a shift that is not the maximum: the same weights until np.exp ove
     "mean": ("centred on the mean", "the mean of the scores"),
     "min": ("smallest score subtracted", "the smallest score"),
     "first": ("first score subtracted", "the first score"),
+    "floor": ("maximum started at 0", "a maximum that starts at 0 (never below it)"),
 }
 
 
@@ -61,7 +63,7 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
                      ) -> list[Wrong]:
     """The shared softmax mistakes of ``family`` (``softmax_family``); ``line`` is "column",
     "row" or "" (one vector); ``keepdims`` adds the missing-keepdims variant; ``shifts``
-    the wrong shifts of ``SHIFTS`` (all of them for a matrix, by default)."""
+    the wrong shifts of ``SHIFTS`` (for a matrix, by default, all but "floor")."""
     each = f"each {line}'s own maximum" if line else "the largest score"
     out = [
         variant("denominator not shifted", family,
@@ -99,7 +101,7 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
             f"{line} normalised, and each {across}'s maximum is not, so the weights change. "
             f"Subtract each {line}'s own maximum: np.max(z, axis={axis}, keepdims=True)",
             shift="cross"))
-    for shift in (tuple(SHIFTS) if line else ()) if shifts is None else shifts:
+    for shift in (("mean", "min", "first") if line else ()) if shifts is None else shifts:
         name, what = SHIFTS[shift]
         what = what.replace("the scores", f"each {line}") if line else what
         out.append(variant(

@@ -73,7 +73,8 @@ def projections(a: Args, biases: str = "qkv", swap: Swap | None = None,
     """Q, K, V of UDL's column convention, with biases left out, a matrix swapped, one
     role's bias taken from another role (``bias_swap``: role, source), or the biases of
     ``bias_roles`` added as a row (``bias_as="row"``: beta.T, broadcast or ValueError) or as
-    their first entry (``"first"``: beta[0], one number added to every entry); the roles in
+    their first entry (``"first"``: beta[0], one number added to every entry) or inside the
+    product (``"inside"``: omega (X + beta)); the roles in
     ``transposed`` multiply X by their Omega transposed."""
     matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
     if swap:
@@ -96,6 +97,8 @@ def projections(a: Args, biases: str = "qkv", swap: Swap | None = None,
             return projected + b.T
         if bias_as == "first":
             return projected + b[0]
+        if bias_as == "inside":  # omega (x + beta): a bias of the input's size, D x 1
+            return (omega.T if role in transposed else omega) @ (a["X"] + b)
         return b + projected
 
     return project("q"), project("k"), project("v")

@@ -44,6 +44,10 @@ def ps1_softmax_cases(seed: int) -> list[Case]:
             [*rng.normal(0, 2, 4), -800 + rng.normal()]))}),
         Case("the lowest first, 800 below", {"items_in": [-800 + float(rng.normal()),
                                                           *rng.normal(0, 2, 4)]}),
+        Case("the largest first, one 800 below", {"items_in": [
+            5.0 + float(rng.normal()), *rng.normal(0, 2, 3), -800 + float(rng.normal())]}),
+        Case("every score near -1000", {"items_in": list(-1000 + rng.normal(0, 2, 5))},
+             large=True),
         Case("one score 1500 above the rest", {"items_in": list(
             spiked(seeded_rng(seed, "ps1_softmax_spike"), (1, 5), axis=1)[0])}, large=True),
     ]

@@ -769,3 +769,28 @@ def scaled_no_query_bias(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
 def check_equivariance_rows(f, X, perm):
     """Permutes the rows of the output, f(X)[perm], not its columns."""
     return bool(np.allclose(f(X[:, perm]), f(X)[perm]))
+
+
+@entry("ps1_softmax", wrong="maximum started at 0", says=("starts at 0",))
+def softmax_running_max_from_zero(items_in):
+    """A running maximum that starts at 0: all-negative scores are not shifted at all."""
+    top = 0.0
+    for s in items_in:
+        top = max(top, s)
+    exps = [math.exp(s - top) if s - top > -745 else 0.0 for s in items_in]
+    total = sum(exps)
+    return np.array([e / total if total else np.nan for e in exps])
+
+
+@entry("ps1_self_attention_loop", wrong="bias inside the product", says=("Omega (x + beta)",))
+def self_attention_loop_bias_inside(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Each projection omega @ (x + beta): the bias added before multiplying."""
+    queries = [omega_q @ (x + beta_q) for x in all_x]
+    keys = [omega_k @ (x + beta_k) for x in all_x]
+    values = [omega_v @ (x + beta_v) for x in all_x]
+    outputs = []
+    for q in queries:
+        scores = np.array([(k.T @ q).item() for k in keys])
+        weights = np.exp(scores - scores.max())
+        outputs.append(sum(w * v for w, v in zip(weights / weights.sum(), values)))
+    return outputs
