@@ -225,7 +225,7 @@ def _stance_distance(texts: list[str], whole: bool) -> np.ndarray:
     """How much further apart two answers are for what they say to a yes/no question. A
     part (``whole`` False) is read for its verdict only: a part's short argument is compared
     by its words already."""
-    read = stance.read(texts, stance.AGAINST if whole else 10**6)
+    read = stance.read(texts, stance.AGAINST if whole else stance.NEVER_AGAINST)
     side = np.array([r.stance for r in read])
     apart = side[:, None] != side[None, :]
     quiet = (side[:, None] == stance.NONE) | (side[None, :] == stance.NONE)

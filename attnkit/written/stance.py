@@ -29,8 +29,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["AGAINST", "HEDGE", "NO", "NONE", "YES", "Reading", "Said", "confused", "only_result",
-           "predicate", "read", "reasons", "stance"]
+__all__ = ["AGAINST", "HEDGE", "NEVER_AGAINST", "NO", "NONE", "YES", "Reading", "Said",
+           "confused", "only_result", "predicate", "read", "reasons", "stance"]
 
 YES, NO, HEDGE, NONE = 1, -1, 2, 0
 
@@ -66,6 +66,7 @@ _SAME = re.compile(r"\b(not|nothing|never|cannot) (\w+ )?(chang|differ|matter|af
                    r"|together|as well|also)\b")
 # change words beyond sameness words that make a "yes" a hedge: it argues for "no"
 AGAINST = 1
+NEVER_AGAINST = 10**6  # no answer has this many: a "yes" is never read as a hedge
 # words that give a reason, not only a verdict or a result
 _REASON = re.compile(r"\b(because|since|due|reason|implies|so that|hence|thus|therefore|as a"
                      r"|neq|means|which)\b")
