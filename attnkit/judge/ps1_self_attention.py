@@ -18,7 +18,6 @@ from attnkit.judge.misconceptions import (
     global_softmax,
     loop_variant,
     naive_softmax,
-    one_max_softmax,
     scaled,
     scales,
     udl_attention,
@@ -81,6 +80,9 @@ def aliased_outputs(a: Args) -> list[np.ndarray]:
     """One output array reused for every token: each list entry is the last output."""
     outputs = loop_variant(a)
     return [outputs[-1]] * len(outputs)
+
+
+_COLS = softmax_family("data_in", 0)  # softmax_cols's mistakes, one family: they compose
 
 
 def rows_permuted(a: Args) -> bool:
@@ -161,24 +163,25 @@ CHECKS = by_id(
           label="loop"),
     Check(P["ps1_softmax_cols"], lambda a: ref.softmax_cols(a["data_in"]),
           wrong=(
-            Wrong("softmax over rows", lambda a: ref.softmax(a["data_in"], axis=1),
-                  "each row of your result sums to 1; softmax_cols must make each column sum to 1: "
-                  "take the max, the exp and the sum along axis 0 (with keepdims=True)"),
+            variant("softmax over rows", _COLS,
+                    "each row of your result sums to 1; softmax_cols must make each column sum "
+                    "to 1: take the max, the exp and the sum along axis 0 (with keepdims=True)",
+                    axis=1),
             Wrong("softmax over all entries", lambda a: global_softmax(a["data_in"]),
                   "your whole matrix sums to 1: you divided by the sum of all its entries. Divide "
                   "each column by its own sum: np.sum(..., axis=0, keepdims=True)"),
-            Wrong("no max subtraction", lambda a: naive_softmax(a["data_in"], axis=0),
-                  "on {case} the largest entry is {zmax}: np.exp overflows to inf and inf / inf "
-                  "gives nan. Subtract each column's maximum first (it changes nothing else): "
-                  "you keep half the points", credit=0.5),
-            Wrong("one maximum for the whole matrix", lambda a: one_max_softmax(a["data_in"]),
-                  ONE_MAX_COLS, credit=0.5),
+            variant("no max subtraction", _COLS,
+                    "on {case} the largest entry is {zmax}: np.exp overflows to inf and inf / "
+                    "inf gives nan. Subtract each column's maximum first (it changes nothing "
+                    "else): you keep half the points", 0.5, shift="none"),
+            variant("one maximum for the whole matrix", _COLS, ONE_MAX_COLS, 0.5,
+                    shift="one max"),
             Wrong("row maxima without keepdims", _row_maxima,
                   "you subtracted np.max(data_in, axis=1): the maximum of each row, a 1-D array "
                   "that numpy lines up with the columns. On a square matrix it runs but shifts "
                   "column n by row n's maximum; on {case} it raises ValueError. Take each "
                   "column's maximum: np.max(data_in, axis=0, keepdims=True)"),
-            *softmax_mistakes(softmax_family("data_in", 0), 0, "column"),
+            *softmax_mistakes(_COLS, 0, "column"),
           ),
           label="cols"),
     Check(P["ps1_self_attention"], udl_attention(scaled=False),

@@ -528,7 +528,10 @@ def expectations(hostile: Hostile, assignment: str,
                  all_tests: list[str]) -> tuple[list[str], list[str]]:
     """(cells that must score 0, cells that must keep full marks)."""
     target = target_of(assignment)
-    zero = [c for c in cells_of(hostile.zero, target, all_tests) if c not in hostile.carried]
-    may = set(cells_of(hostile.may, target, all_tests)) | set(zero) | set(hostile.carried)
+    carried = set(hostile.carried)
+    if hostile.zero == REACH:  # the target broken: its callers, right with working stand-ins
+        carried |= set(target.reach) - {target.test}  # for it, may be carried (follow-through)
+    zero = [c for c in cells_of(hostile.zero, target, all_tests) if c not in carried]
+    may = set(cells_of(hostile.may, target, all_tests)) | set(zero) | carried
     return zero, [c for c in all_tests if c not in may]
 
