@@ -34,22 +34,10 @@ from typing import Any
 import numpy as np
 
 from attnkit.judge.chains import CHAINS, Chain
+from attnkit.judge.charges import MISCONCEPTION, UNNAMED, Charged, borrowed, origins
 from attnkit.judge.verdicts import Verdict, decode, drawn_cases, same
 from attnkit.judge.wrong import Raised
 from attnkit.kernel.cases import Args, Case
-
-MISCONCEPTION = "follow-through"
-UNNAMED = {None, "values differ", "error", MISCONCEPTION}  # nothing to name in the feedback
-
-
-@dataclass(frozen=True)
-class Charged:
-    """What a graded cell's verdict means for the cells that call it: the cells where its
-    mistake is charged (none when it was right on its own) and that mistake's name."""
-
-    at: tuple[str, ...] = ()
-    misconception: str | None = None
-    files: tuple[str, ...] = ()  # where the cell's targets were defined (the probe's record)
 
 
 class Refused(Exception):
@@ -138,6 +126,11 @@ def _constant(value: Any) -> bool:
         if finite.size < 2 or np.ptp(finite) == 0:
             return True
     return False
+
+
+def _entries(value: Any) -> int:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return sum(int(np.size(item)) for item in items)
 
 
 def _saturated(value: Any) -> bool:
@@ -273,7 +266,8 @@ def substituted(chain: Chain, case: Case, record: dict, close: Any) -> list[Call
     got = decode(run.get("value"))
     if not used or not close(got, want):
         raise Refused("the caller is wrong given working helpers too")
-    if reason := degenerate(used, got, close, case.large):
+    # a result of one entry (one token) cannot show use: the other cases must
+    if reason := degenerate([c for c in used if _entries(c.own) > 1], got, close, case.large):
         raise Refused(reason)
     return used
 
@@ -282,7 +276,7 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
           helpers: Mapping[str, Charged], credit: float = 1.0) -> tuple[Verdict, Charged]:
     """A graded cell's final verdict (follow-through applied) and where its mistake is
     charged: at itself when it lost points, at its helpers' cells when it was carried."""
-    own, lent = _origins(records)
+    own, lent = origins(records)
     if verdict.full:
         return verdict, Charged(files=own)
     carried = None
@@ -298,46 +292,6 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     at = sorted({cell for c in upstream for cell in c.at})
     named = sorted({c.misconception for c in upstream if c.misconception not in UNNAMED})
     return final, Charged(tuple(at), "; ".join(named) or None, own)
-
-
-def _origins(records: list) -> tuple[tuple[str, ...], dict[str, str]]:
-    """The probe's record of where the targets were defined and what they borrow."""
-    cells = records[0].get("cells") if records and isinstance(records[0], dict) else None
-    if not isinstance(cells, dict):
-        return (), {}
-    own = cells.get("own") if isinstance(cells.get("own"), list) else []
-    lent = cells.get("borrowed") if isinstance(cells.get("borrowed"), dict) else {}
-    return (tuple(f for f in own if isinstance(f, str)),
-            {n: f for n, f in lent.items() if isinstance(n, str) and isinstance(f, str)})
-
-
-def borrowed(verdict: Verdict, lent: Mapping[str, str], helpers: Mapping[str, Charged],
-             credit: float, own: tuple[str, ...] = ()) -> tuple[Verdict, Charged]:
-    """A cell whose only mistake is one already charged at an earlier cell whose helper it
-    calls (a private ``_proj`` defined beside ``self_attention_loop``): its result is the
-    reference's with exactly that named mistake, given its own graded helpers, so the
-    mistake is charged there, once. A mistake the cell makes beside it, or one no variant
-    names, stays charged here."""
-    mine = set((verdict.misconception or "").split("; ")) - UNNAMED - {"", "statistics"}
-    upstream = {cell: c for cell, c in helpers.items()
-                if c.at and c.misconception and set(c.files) & set(lent.values())}
-    named = {m for c in upstream.values() for m in c.misconception.split("; ")} - UNNAMED
-    if credit <= 0 or not mine or not mine <= named:
-        return verdict, Charged((verdict.check,), verdict.misconception, own)
-    cells = [cell for cell, c in upstream.items() if mine & set(c.misconception.split("; "))]
-    names = sorted(n for n, f in lent.items() if f in {f for cell in cells
-                                                        for f in helpers[cell].files})
-    at = sorted({a for cell in cells for a in helpers[cell].at})
-    what = "; ".join(sorted(mine))
-    yours = " and ".join(f"`{n}`" for n in names)
-    text = (f"the same mistake as at {', '.join(at)} ({what}), made in your {yours}, which "
-            f"this cell calls from there: apart from it this cell does what it should, so it "
-            f"is charged there, not again here")
-    if credit < 1:
-        text += ". Follow-through keeps part of this cell's points (the course's setting)"
-    return (Verdict(verdict.check, round(verdict.points * min(credit, 1.0), 2), verdict.points,
-                    text, [True] * len(verdict.passed), MISCONCEPTION),
-            Charged(tuple(at), what, own))
 
 
 def _requirement_broken(check_id: str, verdict: Verdict,

@@ -88,6 +88,13 @@ def _columns(a: list) -> tuple[int, int]:
     return np.shape(a[1])[0], np.shape(a[0])[1]  # (D_v, N) of (X, omega_v, ...)
 
 
+def _mask(n: int, rng: np.random.Generator) -> np.ndarray:
+    """A random n x n boolean mask with both values in it (where it has two entries)."""
+    mask = rng.random((n, n)) < 0.5
+    mask.flat[0], mask.flat[-1] = True, mask.size < 2
+    return mask
+
+
 # helper -> a well-typed random result for its arguments: what a working helper returns,
 # in shape and kind, but none of its maths (no reference code enters the kernel)
 FAKES: dict[str, Callable[[list, np.random.Generator], Any]] = {
@@ -101,7 +108,7 @@ FAKES: dict[str, Callable[[list, np.random.Generator], Any]] = {
     "get_scores": lambda a, r: r.standard_normal(np.shape(a[0])[:1]),
     "scale_scores": lambda a, r: r.standard_normal(np.shape(a[0])),
     "get_context_vector": lambda a, r: r.standard_normal(np.shape(a[1])[1:]),
-    "causal_mask": lambda a, r: r.random((int(a[0]), int(a[0]))) < 0.5,
+    "causal_mask": lambda a, r: _mask(int(a[0]), r),
     "positional_encoding": lambda a, r: r.standard_normal((int(a[0]), int(a[1]))),
 }
 
