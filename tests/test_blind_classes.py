@@ -14,7 +14,7 @@ import pytest
 
 from attnkit.dev.charged import grade_all, kernel, targets
 
-pytestmark = pytest.mark.slow  # about 20 s of in-process grading: in make test, not check
+pytestmark = pytest.mark.slow  # two classes graded in-process: in make test, not check
 
 BLIND = Path(__file__).resolve().parent / "data" / "blind"
 SEED = 5
