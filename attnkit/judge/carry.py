@@ -115,12 +115,16 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
             raise Misfit(f"a helper's result does not fit ({type(error).__name__})") from None
 
 
+def _items(value: Any) -> list:
+    """A helper's result as its parts: a tuple's items, or the one array."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 def _constant(value: Any) -> bool:
     """Every finite entry the same (zeros, ones, a fixed number), or fewer than two finite
     entries: nothing a caller could be seen to use. Some inf or nan among varied finite
     entries still counts: the caller must then match them."""
-    items = value if isinstance(value, (list, tuple)) else [value]
-    for item in items:
+    for item in _items(value):
         array = np.asarray(item, dtype=float)
         finite = array[np.isfinite(array)]
         if finite.size < 2 or np.ptp(finite) == 0:
@@ -129,20 +133,18 @@ def _constant(value: Any) -> bool:
 
 
 def _entries(value: Any) -> int:
-    items = value if isinstance(value, (list, tuple)) else [value]
-    return sum(int(np.size(item)) for item in items)
+    return sum(int(np.size(item)) for item in _items(value))
 
 
 def _saturated(value: Any) -> bool:
-    items = value if isinstance(value, (list, tuple)) else [value]
-    entries = np.concatenate([np.ravel(np.asarray(item, dtype=float)) for item in items])
+    entries = np.concatenate([np.ravel(np.asarray(item, dtype=float))
+                              for item in _items(value)])
     finite = entries[np.isfinite(entries)]
     return bool(np.all(np.isclose(finite, 0, atol=1e-6) | np.isclose(finite, 1, atol=1e-6)))
 
 
 def _some_finite(value: Any) -> bool:
-    items = value if isinstance(value, (list, tuple)) else [value]
-    return any(np.isfinite(np.asarray(item, dtype=float)).any() for item in items)
+    return any(np.isfinite(np.asarray(item, dtype=float)).any() for item in _items(value))
 
 
 def degenerate(used: list[Call], output: Any, close: Any, overflow: bool = False) -> str | None:

@@ -205,7 +205,15 @@ def origins(targets: tuple) -> dict:
     """Which cell defined the student's targets (IPython's file name for its code), and the
     notebook functions they reach, directly or through each other, that another cell
     defined: name -> that cell's file. The judge charges a mistake made in such a borrowed
-    helper at the cell that defined it (``attnkit.judge.carry.borrowed``)."""
+    helper at the cell that defined it (``attnkit.judge.charges.borrowed``). Nothing (an
+    empty record) where a student's object breaks the walk."""
+    try:
+        return _origins(targets)
+    except Exception:  # noqa: BLE001 - a student's object may raise on any access
+        return {}
+
+
+def _origins(targets: tuple) -> dict:
     todo = [f for t in targets for f in _functions(t)]
     own = sorted({f.__code__.co_filename for f in todo})
     borrowed: dict[str, str] = {}
