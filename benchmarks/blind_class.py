@@ -281,7 +281,8 @@ def read_cells(course: Path) -> dict[tuple[str, str, str], dict]:
 
 def figures(labels: list[dict], cells: dict[tuple[str, str, str], dict]) -> dict:
     """Where each labelled code bug was charged and whether its hint named it."""
-    bugs = [b for b in labels if b["cell"] and b.get("function")]
+    bugs = [b for b in labels  # a written answer's label is for its TA, not the checks
+            if b["cell"] and b.get("function") and b["cell"] in test_of(b["ps"])]
     own_cells = {(b["student"], b["ps"], own_cell(b["ps"], b["function"], b["cell"],
                                                   b.get("visible_test_cell") or ""))
                  for b in bugs}
