@@ -305,7 +305,7 @@ def _requirement_broken(check_id: str, verdict: Verdict,
     from attnkit.judge.registry import checks
 
     check = checks().get(check_id)
-    stated = {r.name for r in check.require} if check else set()
+    stated = {r.name for r in check.requirements} if check else set()
     broken = stated & set((verdict.misconception or "").split("; "))
     chain = CHAINS.get(check_id)
     if chain is None or not helpers:

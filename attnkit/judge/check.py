@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from attnkit.judge.misconceptions import Wrong
-from attnkit.judge.requirements import Requirement
+from attnkit.judge.requirements import KEEPS_ARGUMENTS, Requirement
 from attnkit.kernel.cases import Args, Case, Probe
 
 
@@ -39,6 +39,14 @@ class Check:
     @property
     def id(self) -> str:
         return self.probe.id
+
+    @property
+    def requirements(self) -> tuple[Requirement, ...]:
+        """``require`` and the one every function meets: its arguments left as they were
+        (unless the cell states its own requirement on them)."""
+        if any(r.arguments for r in self.require):
+            return self.require
+        return (*self.require, KEEPS_ARGUMENTS)
 
     def cases(self, seed: int) -> list[Case]:
         return self.probe.cases(seed)

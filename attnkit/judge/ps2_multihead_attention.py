@@ -68,7 +68,7 @@ SAME_TWICE = Requirement(
     "the first call is right, but {found}: the first call changed something the second reads, "
     "its arguments (an in-place /= or *= on the heads' arrays, which are the caller's) or a "
     "global. Compute new arrays instead, e.g. Q = (beta_q + omega_q @ X) / np.sqrt(d_q): you "
-    "keep half the points", audit=lambda c: bool(c.args.get("twice")))
+    "keep half the points", audit=lambda c: bool(c.args.get("twice")), arguments=True)
 
 
 

@@ -73,4 +73,4 @@ def samples() -> dict[str, dict[str, Sample]]:
 def names() -> set[str]:
     """Every misconception the kit can name (variants, requirements, generic categories)."""
     return ({w.name for check in checks().values() for w in check.wrong}
-            | {r.name for check in checks().values() for r in check.require} | set(GENERIC))
+            | {r.name for check in checks().values() for r in check.requirements} | set(GENERIC))

@@ -38,6 +38,7 @@ class Requirement:
     hint: str
     credit: float = 0.5
     audit: Callable[[Case], bool] = _never
+    arguments: bool = False  # it judges what the call does to its arguments
 
     def message(self, found: str) -> str:
         return self.hint.replace("{found}", found)
@@ -131,6 +132,24 @@ def raised_on_audit(word: str) -> Callable[[list[Any], list[Case], list[dict]], 
 
 def audit_case(case: Case) -> bool:
     return bool(case.args.get("audit"))
+
+
+def arguments_kept(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """No call overwrote an array it was given (the probe compares each argument after it)."""
+    for record, case in zip(records, cases, strict=False):
+        changed = record.get("changed") if isinstance(record, dict) else None
+        if isinstance(changed, list) and changed:
+            names = ", ".join(f"`{name}`" for name in changed[:4] if isinstance(name, str))
+            return f"on {case.name} it overwrote the argument {names} it was given"
+    return None
+
+
+KEEPS_ARGUMENTS = Requirement(
+    "arguments overwritten", arguments_kept,
+    "the values are right, but {found}: a caller that reads its array again (as the "
+    "attention cells read their scores) finds your result in it. Work on a new array: "
+    "z = z - z.max(...) rather than z -= ..., and no out= or [...] = on an argument: you keep "
+    "half the points", arguments=True)
 
 
 def broken_requirements(require: tuple[Requirement, ...], got: list[Any], cases: list[Case],

@@ -126,7 +126,7 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
                                    misconception=wrong.name)
             return Verdict(check_id, 0.0, points, f"{case.name}: {problem}",
                            misconception="statistics")
-        broken = broken_requirements(check.require, got, cases, records)
+        broken = broken_requirements(check.requirements, got, cases, records)
         if broken:
             return _unmet(check_id, points, broken, [True] * len(cases))
         return Verdict(check_id, points, points, f"correct on all {len(cases)} cases",
@@ -167,11 +167,11 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
             ok[i] = close(value, expected[i], slack[i])
         except Exception:  # noqa: BLE001 - no slack for odd outputs
             slack[i] = 0.0
-    audited = [any(r.audit(c) for r in check.require) for c in cases]
+    audited = [any(r.audit(c) for r in check.requirements) for c in cases]
     right = [g if o or a else None for g, o, a in zip(got, ok, audited, strict=True)]
     if check.per_case:
         return _per_case(check, points, got, cases, ok, records)
-    broken = broken_requirements(check.require, right, cases, records)
+    broken = broken_requirements(check.requirements, right, cases, records)
     if broken:  # a broken requirement explains the cases that audit it
         ok = [o or any(r.audit(c) for r, _ in broken) for o, c in zip(ok, cases, strict=True)]
         if all(ok):
@@ -212,7 +212,7 @@ def _per_case(check: Check, points: float, got: list[Any], cases: list[Case], ok
     for value, case, passed, record in zip(got, cases, ok, records, strict=True):
         if passed:
             share = 1.0
-            if broken := broken_requirements(check.require, [value], [case], [record]):
+            if broken := broken_requirements(check.requirements, [value], [case], [record]):
                 note, share, names = unmet(broken)
                 notes.append(note)
                 named.append(names)

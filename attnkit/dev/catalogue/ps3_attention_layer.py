@@ -49,6 +49,25 @@ def softmax_row_loop(X):
     return np.array(out)
 
 
+@entry("ps3_softmax", wrong="arguments overwritten", says=("overwrote the argument `X`",))
+def softmax_in_place(X):
+    """Shifted, exponentiated and normalised in X itself: the caller's scores are gone."""
+    X -= X.max(axis=1, keepdims=True)
+    np.exp(X, out=X)
+    X /= X.sum(axis=1, keepdims=True)
+    return X
+
+
+@entry("ps3_softmax")
+def softmax_in_place_on_a_copy(X):
+    """The same in-place steps on its own copy: the caller's scores are kept."""
+    out = np.array(X, dtype=float)
+    out -= out.max(axis=1, keepdims=True)
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+    return out
+
+
 @entry("ps3_softmax", wrong="softmax over columns", says=("row",))
 def softmax_axis0(X):
     """axis=0: each column sums to 1."""

@@ -57,6 +57,13 @@ def scale_scores_power(scores, n):
     return np.array(scores) * n ** -0.5
 
 
+@entry("ps4_scale_scores", wrong="arguments overwritten", says=("overwrote the argument",))
+def scale_scores_in_place(scores, n):
+    """scores /= np.sqrt(n): the caller's scores are scaled too."""
+    scores /= np.sqrt(n)
+    return scores
+
+
 @entry("ps4_scale_scores", wrong="no square root", says=("sqrt(4) = 2",))
 def scale_scores_by_n(scores, n):
     """Divides by n."""
