@@ -116,6 +116,7 @@ def pinned_ps2() -> dict[str, tuple[np.ndarray, float]]:
         "head1_true": (attention_einsum(X, *heads[0], scaled=True)[0], 1e-8),
         "head2_true": (attention_einsum(X, *heads[1], scaled=True)[0], 1e-8),
         "X_prime_true": (full, 1e-8),
+        "X_prime_two_true": (full, 1e-8),  # part 3's copy of part 2's result
         "X_prime_true_3dp": (full, 1e-3),  # UDL prints the answer to 3 decimals
         "X_prime_four_true": (multihead_einsum(X4, heads4, rng.normal(size=(8, 8))), 1e-8),
     }
