@@ -116,6 +116,7 @@ def pinned_ps2() -> dict[str, tuple[np.ndarray, float]]:
         "head1_true": (attention_einsum(X, *heads[0], scaled=True)[0], 1e-8),
         "head2_true": (attention_einsum(X, *heads[1], scaled=True)[0], 1e-8),
         "X_prime_true": (full, 1e-8),
+        "X_prime_two_true": (full, 1e-8),  # part 3's copy of part 2's result
         "X_prime_true_3dp": (full, 1e-3),  # UDL prints the answer to 3 decimals
         "X_prime_four_true": (multihead_einsum(X4, heads4, rng.normal(size=(8, 8))), 1e-8),
     }
@@ -138,11 +139,15 @@ def pinned_ps3() -> dict[str, tuple[np.ndarray, float]]:
     W_q, W_k, W_v, W_o = (np.random.normal(size=(4, 4)) for _ in range(4))
     x = np.random.random(size=(3, 4))
     scores = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0]])
+    np.random.seed(2)  # the second size, dims = 9
+    W9 = [np.random.normal(size=(9, 9)) for _ in range(4)]
+    x9 = np.random.random(size=(2, 9))
     return {
         "softmax_true": (softmax_axis_loop(scores, axis=1), 1e-8),
         "forward_true": (layer_forward_loops(x, W_q, W_k, W_v, W_o), 1e-8),
         "attention_true": (softmax_axis_loop(np.einsum("id,de,je->ij", x, W_q @ W_k.T, x)
                                              / math.sqrt(4), axis=1), 1e-8),
+        "forward_9_true": (layer_forward_loops(x9, *W9), 1e-8),
     }
 
 
