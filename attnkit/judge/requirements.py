@@ -147,9 +147,10 @@ def arguments_kept(got: list[Any], cases: list[Case], records: list[dict]) -> st
 KEEPS_ARGUMENTS = Requirement(
     "arguments overwritten", arguments_kept,
     "the values are right, but {found}: a caller that reads its array again (as the "
-    "attention cells read their scores) finds your result in it. Work on a new array: "
-    "z = z - z.max(...) rather than z -= ..., and no out= or [...] = on an argument: you keep "
-    "half the points", arguments=True)
+    "attention cells read their scores) finds your result in it, and the notebook's "
+    "introduction asks you to \"leave the arrays it is given as they were\". Work on a new "
+    "array: z = z - z.max(...) rather than z -= ..., and no out= or [...] = on an argument: "
+    "you keep half the points", arguments=True)
 
 
 def broken_requirements(require: tuple[Requirement, ...], got: list[Any], cases: list[Case],
