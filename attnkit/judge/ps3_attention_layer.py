@@ -225,6 +225,11 @@ CHECKS = by_id(
                     "x @ W_q.T, the column habit of problem set 1. With tokens in rows the "
                     "pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v",
                     transposed="qkv"),
+            variant("keys and values swapped", layer_variant,
+                    "your keys were computed with W_v and your values with W_k: keys and "
+                    "values are exchanged (a helper that returns Q, V, K, or K and V unpacked "
+                    "in the other order). The pseudocode computes K = x @ W_k and V = x @ W_v "
+                    "(step 2): return and unpack them in one order, Q, K, V", use="qvk"),
             variant("W_v for W_o", layer_variant,
                     "your last step multiplies by W_v again where W_o belongs: the layer "
                     "returns softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5), so end with "

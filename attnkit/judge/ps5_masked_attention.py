@@ -85,18 +85,19 @@ def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf
                              scale: str = "sqrt_Dq",
                              axis: int = 0, order: str = "KtQ", biases: str = "qkv",
                              values: str = "V", stable: bool | str = True,
-                             swap: Swap | None = None
-                             ) -> tuple[np.ndarray, np.ndarray]:
+                             swap: Swap | None = None, use: str = "qkv",
+                             weights_by: str = "A") -> tuple[np.ndarray, np.ndarray]:
     """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A).
-    ``mask="from D"`` sizes the causal mask by the rows of X (D) instead of its columns."""
+    ``mask="from D"`` sizes the causal mask by the rows of X (D) instead of its columns;
+    ``use`` and ``weights_by`` as in ``attention_variant``."""
     X = a["X"]
-    Q, K, V = projections(a, biases, swap)
+    Q, K, V = projections(a, biases, swap, use=use)
     S = (K.T @ Q if order == "KtQ" else Q.T @ K) / divisor(scale, D=X.shape[0],
                                                           Dq=Q.shape[0], N=X.shape[1])
     M = _MASKS["causal"](X.shape[0]) if mask == "from D" else _MASKS[mask](X.shape[1])
     A = masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
                                stable=stable)
-    return (X if values == "X" else V) @ A, A
+    return (X if values == "X" else V) @ (A.T if weights_by == "At" else A), A
 
 
 _AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave weight to the "
