@@ -121,6 +121,16 @@ CHECKS = by_id(
             Wrong("matrix transposed", lambda a: a["vector"] @ a["matrix"],
                   "you computed vector @ matrix, which combines the columns of the matrix (and "
                   "only runs when it is square); score j is row j . vector: matrix @ vector"),
+            Wrong("last product left out", lambda a: a["matrix"][:, :-1] @ a["vector"][:-1],
+                  "each of your scores leaves out the last product: score j is the sum of "
+                  "matrix[j, k] * vector[k] over every k = 0 ... d - 1 (here d = {d}), and "
+                  "range(len(vector) - 1) stops before d - 1. Loop over range(len(vector)) "
+                  "(or compute matrix @ vector)"),
+            Wrong("first product left out", lambda a: a["matrix"][:, 1:] @ a["vector"][1:],
+                  "each of your scores leaves out the first product, k = 0: score j is the sum "
+                  "of matrix[j, k] * vector[k] over every k = 0 ... d - 1 (here d = {d}), and "
+                  "range(1, len(vector)) starts at the second. Loop over range(len(vector)) "
+                  "(or compute matrix @ vector)"),
           ),
           require=(SCORES_1D,),
           label="scores"),
@@ -197,6 +207,14 @@ CHECKS = by_id(
                   "when T != d (on '{case}', T = {T} tokens, d = {d}). The context vector is "
                   "the weighted sum of the rows, attention_weights @ hidden_encoder_matrix "
                   "(eq. 4)", same_errors=True),
+            Wrong("summed over the features",
+                  lambda a: a["hidden_encoder_matrix"] @ a["attention_weights"],
+                  "each entry of your result is one row of hidden_encoder_matrix dotted with "
+                  "the weights: you summed along axis 1, over the d features (as "
+                  "np.apply_along_axis(f, 1, H) does), so weight j multiplies feature j, and "
+                  "it runs only when T = d (on '{case}', T = {T} tokens, d = {d}). The context "
+                  "vector sums over the tokens, axis 0: sum_j alpha_j h_j, the weighted sum of "
+                  "the rows, attention_weights @ hidden_encoder_matrix (eq. 4)"),
           ),
           label="context"),
     Check(P["ps4_single_query"], lambda a: ref.single_query_attention(

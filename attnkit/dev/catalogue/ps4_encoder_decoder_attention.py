@@ -402,3 +402,32 @@ def split_heads_row_slices(W, h):
     """Slices rows, W[i*k:(i+1)*k, :], with k = rows / h."""
     k = W.shape[0] // h
     return [W[i * k:(i + 1) * k, :] for i in range(h)]
+
+
+@entry("ps4_get_scores", wrong="last product left out", says=("range(len(vector))",))
+def get_scores_loop_stops_early(matrix, vector):
+    """Nested loops whose inner range stops one short: the last product is dropped."""
+    scores = np.zeros(matrix.shape[0])
+    for j in range(matrix.shape[0]):
+        for k in range(len(vector) - 1):
+            scores[j] += matrix[j, k] * vector[k]
+    return scores
+
+
+@entry("ps4_get_scores", wrong="first product left out", says=("k = 0",))
+def get_scores_loop_from_one(matrix, vector):
+    """An inner loop from 1 (counting as in the formulas): the first product is dropped."""
+    scores = []
+    for row in matrix:
+        total = 0.0
+        for k in range(1, len(vector)):
+            total += row[k] * vector[k]
+        scores.append(total)
+    return np.array(scores)
+
+
+@entry("ps4_context_vector", wrong="summed over the features", says=("axis 0",))
+def get_context_vector_along_rows(attention_weights, hidden_encoder_matrix):
+    """np.apply_along_axis along axis 1: the weights dotted with each state's features."""
+    return np.apply_along_axis(lambda row: np.dot(attention_weights, row), 1,
+                               hidden_encoder_matrix)
