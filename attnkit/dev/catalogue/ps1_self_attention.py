@@ -819,3 +819,14 @@ def self_attention_no_value_bias_transposed(X, omega_v, omega_q, omega_k, beta_v
     V = omega_v @ X
     attentions = _softmax_cols(K.T @ Q)
     return V @ attentions.T, attentions
+
+
+@entry("ps1_softmax_cols", wrong="loop over the rows' count", says=("range(n_rows)",))
+def softmax_cols_loop_over_row_count(data_in):
+    """One pass per column, but counted with the number of rows."""
+    n_rows, n_cols = data_in.shape
+    softmax_out = np.zeros((n_rows, n_cols))
+    for n in range(n_rows):
+        column = np.exp(data_in[:, n] - np.max(data_in[:, n]))
+        softmax_out[:, n] = column / np.sum(column)
+    return softmax_out
