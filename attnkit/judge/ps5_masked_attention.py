@@ -28,6 +28,7 @@ from attnkit.judge.misconceptions import (
 )
 from attnkit.judge.requirements import Requirement, dtype_is
 from attnkit.judge.variants import gaps_variant, positional_variant
+from attnkit.judge.wrong import helped
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps5_masked_attention import PROBES as P
 
@@ -66,6 +67,8 @@ def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf
     return np.where(mask.any(axis=axis, keepdims=True), W, 0.0)
 
 
+NOTEBOOK_D, NOTEBOOK_N = 4, 5  # the notebook's globals D and N (its data cell)
+
 _MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
           "transposed": lambda N: np.tril(np.ones((N, N), dtype=bool)),
           "strict": lambda N: np.triu(np.ones((N, N), dtype=bool), k=1),
@@ -75,9 +78,22 @@ _MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
 
 def _notebook_mask(N: int) -> np.ndarray:
     """causal_mask(N) with the notebook's N = 5, whatever X holds: raises on other sizes."""
-    if N != 5:
-        raise IndexError(f"a 5 x 5 mask on {N} tokens")
-    return np.triu(np.ones((5, 5), dtype=bool))
+    if N != NOTEBOOK_N:
+        raise IndexError(f"a {NOTEBOOK_N} x {NOTEBOOK_N} mask on {N} tokens")
+    return np.triu(np.ones((NOTEBOOK_N, NOTEBOOK_N), dtype=bool))
+
+
+def _mask(mask: str, X: np.ndarray) -> np.ndarray:
+    """The mask a variant uses on X's scores: a causal one (of X's N, of its D, or of the
+    notebook's N) is the student's causal_mask where it was called with that size."""
+    N = X.shape[1]
+    size = {"causal": N, "from D": X.shape[0], "notebook": NOTEBOOK_N}.get(mask)
+    if size is None:
+        return _MASKS[mask](N)
+    M = np.asarray(helped("causal_mask", size, otherwise=lambda: _MASKS["causal"](size)))
+    if mask == "notebook" and M.shape != (N, N):
+        raise IndexError(f"a {NOTEBOOK_N} x {NOTEBOOK_N} mask on {N} tokens")
+    return M
 
 
 def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf",
@@ -94,9 +110,13 @@ def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf
     Q, K, V = projections(a, biases, swap, use=use)
     S = (K.T @ Q if order == "KtQ" else Q.T @ K) / divisor(scale, D=X.shape[0],
                                                           Dq=Q.shape[0], N=X.shape[1])
-    M = _MASKS["causal"](X.shape[0]) if mask == "from D" else _MASKS[mask](X.shape[1])
-    A = masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
-                               stable=stable)
+    M = _mask(mask, X)
+    def own() -> np.ndarray:
+        return masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
+                                      stable=stable)
+    standard = (fill, empty, after, axis, stable) == ("-inf", "zero", False, 0, True)
+    A = np.asarray(helped("masked_softmax_cols", S, M, otherwise=own) if standard else own(),
+                   dtype=float)
     return (X if values == "X" else V) @ (A.T if weights_by == "At" else A), A
 
 
@@ -282,6 +302,13 @@ CHECKS = by_id(
                   "token took its encoding along. The encoding belongs to the positions: "
                   "permute X only, f(X) = Sa[X + Pi], and compare f(X[:, perm]) with "
                   "f(X)[:, perm]"),
+            Wrong("notebook's D and N for the encoding",
+                  partial(gaps_variant, sizes=(NOTEBOOK_D, NOTEBOOK_N)),
+                  f"your encoding is positional_encoding(D, N) with the notebook's globals "
+                  f"D = {NOTEBOOK_D} and N = {NOTEBOOK_N}, whatever X holds: on the hidden "
+                  f"test's X of other sizes that {NOTEBOOK_D} x {NOTEBOOK_N} Pi does not fit "
+                  "and X + Pi raises ValueError. Replace the globals D and N by X's own "
+                  "sizes: D, N = X.shape, then positional_encoding(D, N)"),
             Wrong("Frobenius norm", partial(gaps_variant, size="frobenius"),
                   "your gaps match the Frobenius norm of the difference, np.linalg.norm(f(X[:, "
                   "perm]) - f(X)[:, perm]): the square root of the sum of every squared entry. "

@@ -307,12 +307,14 @@ def positional_variant(a: Args, *, base: float = 10000.0, swap: bool = False,
 
 
 def gaps_variant(a: Args, *, compare: str = "both", positions: str = "fixed",
-                 size: str = "max") -> np.ndarray:
-    """The three equivariance gaps (plain, causal, positional) measured wrongly."""
+                 size: str = "max", sizes: tuple[int, int] | None = None) -> np.ndarray:
+    """The three equivariance gaps (plain, causal, positional) measured wrongly; ``sizes``:
+    the encoding made for those (D, N), not X's."""
     X, perm = a["X"], list(a["perm"])
     params = tuple(a[k] for k in UDL_PARAMS)
-    Pi = np.asarray(helped("positional_encoding", *X.shape, otherwise=lambda: positional_variant(
-        {"D": X.shape[0], "N": X.shape[1]})), dtype=float)
+    D, N = sizes or X.shape
+    Pi = np.asarray(helped("positional_encoding", D, N, otherwise=lambda: positional_variant(
+        {"D": D, "N": N})), dtype=float)
 
     def plain(Z: np.ndarray) -> np.ndarray:
         return ref.self_attention(Z, *params, scaled=True)[0]
