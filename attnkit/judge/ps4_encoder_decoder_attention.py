@@ -111,6 +111,16 @@ def _dims(answers: dict[str, tuple]) -> Callable[[Args], Any]:
 
 _WEIGHTS = softmax_family("scores", -1)
 
+def _context_of_T_entries(a: Args) -> np.ndarray:
+    """The weighted states added up into an array of T entries (one per state, not per
+    feature): numpy's broadcast error whenever T != d."""
+    weights, H = a["attention_weights"], a["hidden_encoder_matrix"]
+    context = np.zeros(H.shape[0])
+    for j in range(H.shape[0]):
+        context += weights[j] * H[j]
+    return context
+
+
 CHECKS = by_id(
     Check(P["ps4_get_scores"], lambda a: ref.get_scores(a["matrix"], a["vector"]),
           wrong=(
@@ -207,6 +217,13 @@ CHECKS = by_id(
                   "when T != d (on '{case}', T = {T} tokens, d = {d}). The context vector is "
                   "the weighted sum of the rows, attention_weights @ hidden_encoder_matrix "
                   "(eq. 4)", same_errors=True),
+            Wrong("context sized by the tokens", _context_of_T_entries,
+                  "your context vector starts with T = {T} entries, one per state, but it needs "
+                  "d = {d}, one per feature (the size of one state, "
+                  "hidden_encoder_matrix.shape[1]): adding a weighted state (d entries) to it "
+                  "raises ValueError whenever T != d, as on '{case}'. Start from np.zeros(d), "
+                  "or compute attention_weights @ hidden_encoder_matrix (eq. 4)",
+                  same_errors=True),
             Wrong("summed over the features",
                   lambda a: a["hidden_encoder_matrix"] @ a["attention_weights"],
                   "each entry of your result is one row of hidden_encoder_matrix dotted with "

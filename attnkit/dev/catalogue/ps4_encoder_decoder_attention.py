@@ -431,3 +431,12 @@ def get_context_vector_along_rows(attention_weights, hidden_encoder_matrix):
     """np.apply_along_axis along axis 1: the weights dotted with each state's features."""
     return np.apply_along_axis(lambda row: np.dot(attention_weights, row), 1,
                                hidden_encoder_matrix)
+
+
+@entry("ps4_context_vector", wrong="context sized by the tokens", says=("np.zeros(d)",))
+def get_context_vector_sized_by_states(attention_weights, hidden_encoder_matrix):
+    """Accumulates the weighted states into np.zeros(T): one entry per state, not feature."""
+    context = np.zeros(hidden_encoder_matrix.shape[0])
+    for j in range(hidden_encoder_matrix.shape[0]):
+        context += attention_weights[j] * hidden_encoder_matrix[j, :]
+    return context
