@@ -127,10 +127,12 @@ _AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave
 def _renormalised(example: str = "") -> str:
     """The late-masking hint; ``example`` names the check's own far-above case."""
     return ("you took the softmax of every score, then zeroed the masked weights and "
-            "divided by what was left. In exact arithmetic that is right, but where a masked "
-            f"score is far above the allowed ones{example} their weights underflow to 0 "
-            "before you renormalise, and the column loses all its weight. Mask the scores "
-            "before the softmax (np.where(mask, scores, -np.inf)): you keep half the points")
+            "divided by what was left (or, the same numbers, shifted each column by its "
+            "largest score, masked ones included). In exact arithmetic that is right, but "
+            f"where a masked score is far above the allowed ones{example} their weights "
+            "underflow to 0 before you renormalise, and the column loses all its weight. Mask "
+            "the scores before the softmax (np.where(mask, scores, -np.inf)), so the shift is "
+            "the largest allowed score: you keep half the points")
 
 
 _RENORMALISED = _renormalised(" (the hidden test has one of 900)")
@@ -155,6 +157,8 @@ _STRICT = ("your mask also hides the diagonal (m < n instead of m <= n), so outp
            "and the earlier tokens: np.triu(np.ones((N, N), dtype=bool)) keeps the diagonal "
            "(k=0)")
 _PE_FACTS = "(first seen on '{case}')"
+_HALF_EXPONENT = (", or, the same numbers, the exponent i/D where the formula has 2i/D "
+                  "(10000^(i/D) = 100^(2i/D): the 2 left out)")
 
 
 def _masked_softmax(a: Args, **kw: Any) -> np.ndarray:
@@ -251,10 +255,10 @@ CHECKS = by_id(
                   "sin(n / 10000^(2i/D)) in row 2i and cos(n / 10000^(2i/D)) in row 2i + 1"),
                     swap=True),
             *(variant("wrong frequency base", positional_variant, _pe(
-                    f"your frequencies use the base {base:g} instead of 10000: the angle of "
-                    "rows 2i and 2i + 1 is n / 10000^(2i/D), so the wavelengths grow "
+                    f"your frequencies use the base {base:g} instead of 10000{also}: the angle "
+                    "of rows 2i and 2i + 1 is n / 10000^(2i/D), so the wavelengths grow "
                     "geometrically from 2 pi (rows 0 and 1) towards 10000 x 2 pi"), base=base)
-              for base in (1000.0, 100.0)),
+              for base, also in ((1000.0, ""), (100.0, _HALF_EXPONENT))),
             variant("pair index doubled", positional_variant, _pe(
                   "your loop runs over the even rows i = 0, 2, 4, ... (already the 2i of the "
                   "formula) and still uses the exponent 2i/D, so rows 2k and 2k + 1 get "
