@@ -233,8 +233,9 @@ CHECKS = by_id(
                   "side was permuted. Equivariance means f(X[:, perm]) equals f(X)[:, perm]: "
                   "permute the input on one side and the output on the other"),
             Wrong("output rows permuted", rows_permuted,
-                  "you permuted the rows of f(X), f(X)[perm]: with tokens in columns the "
-                  "outputs of the tokens are the columns, so compare f(X[:, perm]) with "
+                  "you permuted rows where the tokens are columns: f(X)[perm] (and X[perm], "
+                  "if the input was permuted the same way) reorders the features. With tokens "
+                  "in columns a permutation moves the columns, so compare f(X[:, perm]) with "
                   "f(X)[:, perm] (on {case} f(X) has fewer rows than perm has entries, hence "
                   "the IndexError)", same_errors=True),
             Wrong("inverse permutation", inverse_variant,
