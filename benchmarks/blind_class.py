@@ -98,7 +98,7 @@ NAMES = {  # (student, function) -> what the own cell's hint says when it names 
     ("blind1_s8", "get_context_vector"): r"notebook globals",
     ("blind1_s8", "W_O_shape"): r"one head",
     ("blind1_s8", "masked_softmax_cols"): r"no allowed entry",
-    ("blind1_s8", "equivariance_gaps"): r"notebook globals",
+    ("blind1_s8", "equivariance_gaps"): r"notebook'?s? globals",
     # class 3 (the tuning set), from the criteria of class3_after/judged.md; blind3_s7's
     # in-place softmax_cols has none: ps1 does not forbid working on the caller's array
     ("blind3_s5", "self_attention_loop"): r"weighted sums of the inputs X",
@@ -120,7 +120,7 @@ NAMES = {  # (student, function) -> what the own cell's hint says when it names 
     ("blind3_s7", "get_scores"): r"1-D array",
     ("blind3_s7", "causal_mask"): r"boolean",
     ("blind3_s7", "masked_self_attention"): r"zeroed the masked weights and divided",
-    ("blind3_s7", "equivariance_gaps"): r"notebook globals",
+    ("blind3_s7", "equivariance_gaps"): r"notebook'?s? globals",
     ("blind3_s8", "self_attention_loop"): r"notebook globals",
     ("blind3_s8", "softmax_cols"): r"each row of your result sums to 1",
     ("blind3_s8", "multihead_self_attention"): r"queries were computed with omega_k",
