@@ -490,3 +490,17 @@ class SelfAttentionProjectsQVK(SelfAttention):
     def forward(self, x):
         Q, K, V = self._project(x)
         return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "error"}, says=("first axis",))
+class SelfAttentionUnpackedDraw:
+    """One (dims, dims, 4) draw unpacked into four names: __init__ raises unless dims = 4;
+    forward is right and keeps its points."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q, self.W_k, self.W_v, self.W_o = np.random.normal(0.0, 1.0, (dims, dims, 4))
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o
