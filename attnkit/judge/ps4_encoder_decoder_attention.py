@@ -243,6 +243,11 @@ CHECKS = by_id(
                   "values V = tokens @ W_V (eq. 6)"),
             Wrong("unstable softmax", lambda a: query_variant(a, stable=False), OVERFLOW,
                   credit=0.5),
+            variant("keys and values swapped", query_variant,
+                    "your keys were computed with W_V and your values with W_K: keys and "
+                    "values are exchanged (K and V unpacked in the other order, or a helper "
+                    "returning them so). K = tokens @ W_K and V = tokens @ W_V (eq. 5)",
+                    use="qvk"),
             *swaps(query_variant, "W_{}", None, "eq. 5", letters="QKV"),
           ),
           require=(QUERY_1D,),

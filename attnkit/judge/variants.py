@@ -256,11 +256,12 @@ def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str
 
 
 def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable: bool = True,
-                  swap: Swap | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """One query against all tokens (rows) with one thing done wrong: (weights, output)."""
+                  swap: Swap | None = None, use: str = "qkv") -> tuple[np.ndarray, np.ndarray]:
+    """One query against all tokens (rows) with one thing done wrong: (weights, output);
+    ``use`` the matrix each of q, k, v is computed with ("qvk": keys and values exchanged)."""
     tokens = a["tokens"]
     W = {"q": a["W_Q"], "k": a["W_K"], "v": a["W_V"]}
-    matrix = {"q": "q", "k": "k", "v": "v"}
+    matrix = dict(zip("qkv", use, strict=True))
     if swap:
         matrix[swap[0]] = swap[1]
     q = a["query_token"] @ W[matrix["q"]]

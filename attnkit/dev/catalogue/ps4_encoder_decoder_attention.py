@@ -440,3 +440,13 @@ def get_context_vector_sized_by_states(attention_weights, hidden_encoder_matrix)
     for j in range(hidden_encoder_matrix.shape[0]):
         context += attention_weights[j] * hidden_encoder_matrix[j, :]
     return context
+
+
+@entry("ps4_single_query", wrong="keys and values swapped", says=("W_V",))
+def single_query_attention_keys_values_exchanged(query_token, tokens, W_Q, W_K, W_V):
+    """Unpacks the projections as q, V, K: the keys come from W_V, the values from W_K."""
+    q, V, K = query_token @ W_Q, tokens @ W_K, tokens @ W_V
+    scores = K @ q / np.sqrt(K.shape[1])
+    weights = np.exp(scores - scores.max())
+    weights = weights / weights.sum()
+    return weights, weights @ V
