@@ -13,6 +13,7 @@ import numpy as np
 from attnkit.judge.check import Check
 from attnkit.judge.compare import _shape, same, shape_of
 from attnkit.judge.compare import finite as _finite
+from attnkit.judge.crashes import SIZES, crash_reading, sizes_of
 from attnkit.judge.misconceptions import Raised, describe, run_variant
 from attnkit.judge.wrong import Wrong, pairs
 from attnkit.kernel.cases import Case
@@ -94,6 +95,9 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
                     "everything from the arguments, with no notebook globals (such as N, D, "
                     f"n or a weight matrix) and no sizes typed in{sizes_named(error, facts)}",
                     0.0, "hard-coded")
+        reading = crash_reading(error, facts)
+        if reading:
+            return reading, 0.0, "error"
         return (f"your code raised {error[:300]} on {case.name}{sizes_named(error, facts)}",
                 0.0, "error")
     if all(p or c.large for p, c in zip(ok, cases, strict=True)) and not finite(value):
@@ -145,7 +149,6 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
             0.0, "values differ")
 
 
-SIZES = ("D", "N", "Dq", "H", "dims", "n", "T", "d", "d_k")
 _SHAPE = re.compile(r"\((\d+(?:,\s*\d+)*),?\)")
 _SIZE = re.compile(r"size (\d+) is different from (\d+)")
 
@@ -170,8 +173,7 @@ def sizes_named(error: str, facts: dict[str, Any]) -> str:
                         f"{words[1]}, which an @ would need to be equal")
     if not said:
         return ""
-    sizes = ", ".join(f"{k} = {facts[k]}" for k in SIZES if k in facts)
-    return f" (with {sizes}: {'; '.join(said)})"
+    return f" (with {sizes_of(facts)}: {'; '.join(said)})"
 
 
 def _overflowed(got: Any, out: Any, calls: list | None) -> Any:

@@ -243,6 +243,17 @@ def udl_common(family: Callable[..., Any]) -> list[Wrong]:
         variant("weighted sum of inputs", family,
                 "your outputs are weighted sums of the inputs X; they must be weighted sums of "
                 "the values V = beta_v + Omega_v X (X' = V A, eqs. 12.7-12.8)", values="X"),
+        variant("keys and values swapped", family,
+                "your keys were computed with omega_v and beta_v and your values with omega_k "
+                "and beta_k: keys and values are exchanged (a helper that returns Q, V, K, or "
+                "K and V unpacked in the other order). K = beta_k + Omega_k X and V = beta_v + "
+                "Omega_v X (eq. 12.6): return and unpack them in one order, Q, K, V",
+                use="qvk"),
+        variant("values times transposed weights", family,
+                "you multiplied V by the transposed attention matrix (V @ A.T): output n then "
+                "mixes the values with row n of A, but with tokens in columns column n of A, "
+                "the one that sums to 1, holds output n's weights. X' = V A (eqs. 12.7-12.8)",
+                weights_by="At"),
         *bias_forms(family),
         *(variant("projection transposed", family,
                   f"you multiplied X by {which} transposed (omega.T @ X): the "

@@ -122,6 +122,16 @@ def _row_maxima(a: Args) -> np.ndarray:
     return e / np.sum(e, axis=0)
 
 
+def _columns_of_row_count(a: Args) -> np.ndarray:
+    """A loop over range(number of rows) where each pass softmaxes column n: the columns past
+    that count stay 0, and a matrix with more rows than columns raises IndexError."""
+    Z = np.asarray(a["data_in"], dtype=float)
+    out = np.zeros_like(Z)
+    for n in range(Z.shape[0]):
+        out[:, n] = ref.softmax(Z[:, n])
+    return out
+
+
 CHECKS = by_id(
     Check(P["ps1_softmax"], lambda a: ref.softmax(np.asarray(a["items_in"], dtype=float)),
           wrong=(
@@ -181,6 +191,12 @@ CHECKS = by_id(
                   "that numpy lines up with the columns. On a square matrix it runs but shifts "
                   "column n by row n's maximum; on {case} it raises ValueError. Take each "
                   "column's maximum: np.max(data_in, axis=0, keepdims=True)"),
+            Wrong("loop over the rows' count", _columns_of_row_count,
+                  "your loop runs n over range(n_rows), the number of rows, but each pass "
+                  "softmaxes column n: a softmax_cols needs one pass per column, "
+                  "range(data_in.shape[1]). The notebook's 3 x 3 matrix hides it; on '{case}' "
+                  "the columns past the number of rows keep their zeros (with more rows than "
+                  "columns, data_in[:, n] raises IndexError)"),
             *softmax_mistakes(_COLS, 0, "column"),
           ),
           label="cols"),
@@ -217,8 +233,9 @@ CHECKS = by_id(
                   "side was permuted. Equivariance means f(X[:, perm]) equals f(X)[:, perm]: "
                   "permute the input on one side and the output on the other"),
             Wrong("output rows permuted", rows_permuted,
-                  "you permuted the rows of f(X), f(X)[perm]: with tokens in columns the "
-                  "outputs of the tokens are the columns, so compare f(X[:, perm]) with "
+                  "you permuted rows where the tokens are columns: f(X)[perm] (and X[perm], "
+                  "if the input was permuted the same way) reorders the features. With tokens "
+                  "in columns a permutation moves the columns, so compare f(X[:, perm]) with "
                   "f(X)[:, perm] (on {case} f(X) has fewer rows than perm has entries, hence "
                   "the IndexError)", same_errors=True),
             Wrong("inverse permutation", inverse_variant,

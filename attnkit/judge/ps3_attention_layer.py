@@ -198,9 +198,11 @@ CHECKS = by_id(
                   "i holds the weights of output i and must sum to 1: softmax along axis=-1",
                   axis=0),
             variant("keys and queries swapped", layer_variant,
-                  "you computed K Q^T, the transpose of the scores: with tokens in rows the "
-                  "scores are Q K^T (entry (i, j) = query i . key j), so row i, which is "
-                  "softmaxed, holds the weights of output i", order="KQt"),
+                  "you softmaxed the transpose of the scores, K Q^T (or softmax(scores.T), "
+                  "which runs the softmax down the columns of Q K^T, problem set 1's "
+                  "convention): with tokens in rows the scores are Q K^T (entry (i, j) = "
+                  "query i . key j), and row i, softmaxed along axis=-1, holds the weights "
+                  "of output i: softmax(Q K^T / sqrt(dims)) @ V", order="KQt"),
             variant("keys not transposed", layer_variant,
                     "you multiplied Q @ K without transposing K: with tokens in rows Q and K "
                     "are both n x dims, so Q @ K runs only when n = dims (and is wrong then); "
@@ -225,6 +227,11 @@ CHECKS = by_id(
                     "x @ W_q.T, the column habit of problem set 1. With tokens in rows the "
                     "pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v",
                     transposed="qkv"),
+            variant("keys and values swapped", layer_variant,
+                    "your keys were computed with W_v and your values with W_k: keys and "
+                    "values are exchanged (a helper that returns Q, V, K, or K and V unpacked "
+                    "in the other order). The pseudocode computes K = x @ W_k and V = x @ W_v "
+                    "(step 2): return and unpack them in one order, Q, K, V", use="qvk"),
             variant("W_v for W_o", layer_variant,
                     "your last step multiplies by W_v again where W_o belongs: the layer "
                     "returns softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5), so end with "

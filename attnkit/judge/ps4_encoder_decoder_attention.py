@@ -111,6 +111,16 @@ def _dims(answers: dict[str, tuple]) -> Callable[[Args], Any]:
 
 _WEIGHTS = softmax_family("scores", -1)
 
+def _context_of_T_entries(a: Args) -> np.ndarray:
+    """The weighted states added up into an array of T entries (one per state, not per
+    feature): numpy's broadcast error whenever T != d."""
+    weights, H = a["attention_weights"], a["hidden_encoder_matrix"]
+    context = np.zeros(H.shape[0])
+    for j in range(H.shape[0]):
+        context += weights[j] * H[j]
+    return context
+
+
 CHECKS = by_id(
     Check(P["ps4_get_scores"], lambda a: ref.get_scores(a["matrix"], a["vector"]),
           wrong=(
@@ -121,6 +131,16 @@ CHECKS = by_id(
             Wrong("matrix transposed", lambda a: a["vector"] @ a["matrix"],
                   "you computed vector @ matrix, which combines the columns of the matrix (and "
                   "only runs when it is square); score j is row j . vector: matrix @ vector"),
+            Wrong("last product left out", lambda a: a["matrix"][:, :-1] @ a["vector"][:-1],
+                  "each of your scores leaves out the last product: score j is the sum of "
+                  "matrix[j, k] * vector[k] over every k = 0 ... d - 1 (here d = {d}), and "
+                  "range(len(vector) - 1) stops before d - 1. Loop over range(len(vector)) "
+                  "(or compute matrix @ vector)"),
+            Wrong("first product left out", lambda a: a["matrix"][:, 1:] @ a["vector"][1:],
+                  "each of your scores leaves out the first product, k = 0: score j is the sum "
+                  "of matrix[j, k] * vector[k] over every k = 0 ... d - 1 (here d = {d}), and "
+                  "range(1, len(vector)) starts at the second. Loop over range(len(vector)) "
+                  "(or compute matrix @ vector)"),
           ),
           require=(SCORES_1D,),
           label="scores"),
@@ -197,6 +217,21 @@ CHECKS = by_id(
                   "when T != d (on '{case}', T = {T} tokens, d = {d}). The context vector is "
                   "the weighted sum of the rows, attention_weights @ hidden_encoder_matrix "
                   "(eq. 4)", same_errors=True),
+            Wrong("context sized by the tokens", _context_of_T_entries,
+                  "your context vector starts with T = {T} entries, one per state, but it needs "
+                  "d = {d}, one per feature (the size of one state, "
+                  "hidden_encoder_matrix.shape[1]): adding a weighted state (d entries) to it "
+                  "raises ValueError whenever T != d, as on '{case}'. Start from np.zeros(d), "
+                  "or compute attention_weights @ hidden_encoder_matrix (eq. 4)",
+                  same_errors=True),
+            Wrong("summed over the features",
+                  lambda a: a["hidden_encoder_matrix"] @ a["attention_weights"],
+                  "each entry of your result is one row of hidden_encoder_matrix dotted with "
+                  "the weights: you summed along axis 1, over the d features (as "
+                  "np.apply_along_axis(f, 1, H) does), so weight j multiplies feature j, and "
+                  "it runs only when T = d (on '{case}', T = {T} tokens, d = {d}). The context "
+                  "vector sums over the tokens, axis 0: sum_j alpha_j h_j, the weighted sum of "
+                  "the rows, attention_weights @ hidden_encoder_matrix (eq. 4)"),
           ),
           label="context"),
     Check(P["ps4_single_query"], lambda a: ref.single_query_attention(
@@ -208,6 +243,11 @@ CHECKS = by_id(
                   "values V = tokens @ W_V (eq. 6)"),
             Wrong("unstable softmax", lambda a: query_variant(a, stable=False), OVERFLOW,
                   credit=0.5),
+            variant("keys and values swapped", query_variant,
+                    "your keys were computed with W_V and your values with W_K: keys and "
+                    "values are exchanged (K and V unpacked in the other order, or a helper "
+                    "returning them so). K = tokens @ W_K and V = tokens @ W_V (eq. 5)",
+                    use="qvk"),
             *swaps(query_variant, "W_{}", None, "eq. 5", letters="QKV"),
           ),
           require=(QUERY_1D,),

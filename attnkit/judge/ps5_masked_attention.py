@@ -28,6 +28,7 @@ from attnkit.judge.misconceptions import (
 )
 from attnkit.judge.requirements import Requirement, dtype_is
 from attnkit.judge.variants import gaps_variant, positional_variant
+from attnkit.judge.wrong import helped
 from attnkit.kernel.cases import Args
 from attnkit.kernel.ps5_masked_attention import PROBES as P
 
@@ -66,6 +67,8 @@ def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf
     return np.where(mask.any(axis=axis, keepdims=True), W, 0.0)
 
 
+NOTEBOOK_D, NOTEBOOK_N = 4, 5  # the notebook's globals D and N (its data cell)
+
 _MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
           "transposed": lambda N: np.tril(np.ones((N, N), dtype=bool)),
           "strict": lambda N: np.triu(np.ones((N, N), dtype=bool), k=1),
@@ -75,9 +78,22 @@ _MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
 
 def _notebook_mask(N: int) -> np.ndarray:
     """causal_mask(N) with the notebook's N = 5, whatever X holds: raises on other sizes."""
-    if N != 5:
-        raise IndexError(f"a 5 x 5 mask on {N} tokens")
-    return np.triu(np.ones((5, 5), dtype=bool))
+    if N != NOTEBOOK_N:
+        raise IndexError(f"a {NOTEBOOK_N} x {NOTEBOOK_N} mask on {N} tokens")
+    return np.triu(np.ones((NOTEBOOK_N, NOTEBOOK_N), dtype=bool))
+
+
+def _mask(mask: str, X: np.ndarray) -> np.ndarray:
+    """The mask a variant uses on X's scores: a causal one (of X's N, of its D, or of the
+    notebook's N) is the student's causal_mask where it was called with that size."""
+    N = X.shape[1]
+    size = {"causal": N, "from D": X.shape[0], "notebook": NOTEBOOK_N}.get(mask)
+    if size is None:
+        return _MASKS[mask](N)
+    M = np.asarray(helped("causal_mask", size, otherwise=lambda: _MASKS["causal"](size)))
+    if mask == "notebook" and M.shape != (N, N):
+        raise IndexError(f"a {NOTEBOOK_N} x {NOTEBOOK_N} mask on {N} tokens")
+    return M
 
 
 def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf",
@@ -85,18 +101,23 @@ def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf
                              scale: str = "sqrt_Dq",
                              axis: int = 0, order: str = "KtQ", biases: str = "qkv",
                              values: str = "V", stable: bool | str = True,
-                             swap: Swap | None = None
-                             ) -> tuple[np.ndarray, np.ndarray]:
+                             swap: Swap | None = None, use: str = "qkv",
+                             weights_by: str = "A") -> tuple[np.ndarray, np.ndarray]:
     """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A).
-    ``mask="from D"`` sizes the causal mask by the rows of X (D) instead of its columns."""
+    ``mask="from D"`` sizes the causal mask by the rows of X (D) instead of its columns;
+    ``use`` and ``weights_by`` as in ``attention_variant``."""
     X = a["X"]
-    Q, K, V = projections(a, biases, swap)
+    Q, K, V = projections(a, biases, swap, use=use)
     S = (K.T @ Q if order == "KtQ" else Q.T @ K) / divisor(scale, D=X.shape[0],
                                                           Dq=Q.shape[0], N=X.shape[1])
-    M = _MASKS["causal"](X.shape[0]) if mask == "from D" else _MASKS[mask](X.shape[1])
-    A = masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
-                               stable=stable)
-    return (X if values == "X" else V) @ A, A
+    M = _mask(mask, X)
+    def own() -> np.ndarray:
+        return masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
+                                      stable=stable)
+    standard = (fill, empty, after, axis, stable) == ("-inf", "zero", False, 0, True)
+    A = np.asarray(helped("masked_softmax_cols", S, M, otherwise=own) if standard else own(),
+                   dtype=float)
+    return (X if values == "X" else V) @ (A.T if weights_by == "At" else A), A
 
 
 _AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave weight to the "
@@ -106,10 +127,12 @@ _AFTER_MASK = ("you applied the mask after the softmax: the softmax already gave
 def _renormalised(example: str = "") -> str:
     """The late-masking hint; ``example`` names the check's own far-above case."""
     return ("you took the softmax of every score, then zeroed the masked weights and "
-            "divided by what was left. In exact arithmetic that is right, but where a masked "
-            f"score is far above the allowed ones{example} their weights underflow to 0 "
-            "before you renormalise, and the column loses all its weight. Mask the scores "
-            "before the softmax (np.where(mask, scores, -np.inf)): you keep half the points")
+            "divided by what was left (or, the same numbers, shifted each column by its "
+            "largest score, masked ones included). In exact arithmetic that is right, but "
+            f"where a masked score is far above the allowed ones{example} their weights "
+            "underflow to 0 before you renormalise, and the column loses all its weight. Mask "
+            "the scores before the softmax (np.where(mask, scores, -np.inf)), so the shift is "
+            "the largest allowed score: you keep half the points")
 
 
 _RENORMALISED = _renormalised(" (the hidden test has one of 900)")
@@ -134,6 +157,8 @@ _STRICT = ("your mask also hides the diagonal (m < n instead of m <= n), so outp
            "and the earlier tokens: np.triu(np.ones((N, N), dtype=bool)) keeps the diagonal "
            "(k=0)")
 _PE_FACTS = "(first seen on '{case}')"
+_HALF_EXPONENT = (", or, the same numbers, the exponent i/D where the formula has 2i/D "
+                  "(10000^(i/D) = 100^(2i/D): the 2 left out)")
 
 
 def _masked_softmax(a: Args, **kw: Any) -> np.ndarray:
@@ -230,10 +255,10 @@ CHECKS = by_id(
                   "sin(n / 10000^(2i/D)) in row 2i and cos(n / 10000^(2i/D)) in row 2i + 1"),
                     swap=True),
             *(variant("wrong frequency base", positional_variant, _pe(
-                    f"your frequencies use the base {base:g} instead of 10000: the angle of "
-                    "rows 2i and 2i + 1 is n / 10000^(2i/D), so the wavelengths grow "
+                    f"your frequencies use the base {base:g} instead of 10000{also}: the angle "
+                    "of rows 2i and 2i + 1 is n / 10000^(2i/D), so the wavelengths grow "
                     "geometrically from 2 pi (rows 0 and 1) towards 10000 x 2 pi"), base=base)
-              for base in (1000.0, 100.0)),
+              for base, also in ((1000.0, ""), (100.0, _HALF_EXPONENT))),
             variant("pair index doubled", positional_variant, _pe(
                   "your loop runs over the even rows i = 0, 2, 4, ... (already the 2i of the "
                   "formula) and still uses the exponent 2i/D, so rows 2k and 2k + 1 get "
@@ -281,6 +306,13 @@ CHECKS = by_id(
                   "token took its encoding along. The encoding belongs to the positions: "
                   "permute X only, f(X) = Sa[X + Pi], and compare f(X[:, perm]) with "
                   "f(X)[:, perm]"),
+            Wrong("notebook's D and N for the encoding",
+                  partial(gaps_variant, sizes=(NOTEBOOK_D, NOTEBOOK_N)),
+                  f"your encoding is positional_encoding(D, N) with the notebook's globals "
+                  f"D = {NOTEBOOK_D} and N = {NOTEBOOK_N}, whatever X holds: on the hidden "
+                  f"test's X of other sizes that {NOTEBOOK_D} x {NOTEBOOK_N} Pi does not fit "
+                  "and X + Pi raises ValueError. Replace the globals D and N by X's own "
+                  "sizes: D, N = X.shape, then positional_encoding(D, N)"),
             Wrong("Frobenius norm", partial(gaps_variant, size="frobenius"),
                   "your gaps match the Frobenius norm of the difference, np.linalg.norm(f(X[:, "
                   "perm]) - f(X)[:, perm]): the square root of the sum of every squared entry. "

@@ -68,15 +68,16 @@ def udl_attention(scaled: bool) -> Callable[[Args], Any]:
 
 def projections(a: Args, biases: str = "qkv", swap: Swap | None = None,
                 bias_swap: tuple[str, str] | None = None, bias_as: str = "column",
-                bias_roles: str = "qkv", transposed: str = ""
+                bias_roles: str = "qkv", transposed: str = "", use: str = "qkv"
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Q, K, V of UDL's column convention, with biases left out, a matrix swapped, one
     role's bias taken from another role (``bias_swap``: role, source), or the biases of
     ``bias_roles`` added as a row (``bias_as="row"``: beta.T, broadcast or ValueError) or as
     their first entry (``"first"``: beta[0], one number added to every entry) or inside the
     product (``"inside"``: omega (X + beta)); the roles in
-    ``transposed`` multiply X by their Omega transposed."""
-    matrix, bias = {"q": "q", "k": "k", "v": "v"}, {"q": "q", "k": "k", "v": "v"}
+    ``transposed`` multiply X by their Omega transposed. ``use`` names the role whose matrix
+    and bias each of q, k, v is computed with ("qvk": keys and values exchanged)."""
+    matrix, bias = dict(zip("qkv", use, strict=True)), dict(zip("qkv", use, strict=True))
     if swap:
         role, source, with_bias = swap
         matrix[role] = source
@@ -109,16 +110,17 @@ def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str
                       after: bool = False, swap: Swap | None = None, transpose: bool = False,
                       helper: str = "softmax_cols", bias_swap: tuple[str, str] | None = None,
                       bias_as: str = "column", bias_roles: str = "qkv", drop: str = "",
-                      returned: str = "used", transposed: str = ""
-                      ) -> tuple[np.ndarray, np.ndarray]:
+                      returned: str = "used", transposed: str = "", use: str = "qkv",
+                      weights_by: str = "A") -> tuple[np.ndarray, np.ndarray]:
     """UDL attention (tokens in columns) with one thing done wrong; returns (X', A), or
     (X', A^T) with ``transpose``. A stable column softmax is the student's ``helper``
     ("softmax_cols", or "softmax" per column for the loop) where it was called. ``drop``:
     the first or last value left out of each weighted sum (a range off by one);
     ``returned="unscaled"``: the attention matrix returned is the softmax of the unscaled
-    scores (computed again after X')."""
+    scores (computed again after X'); ``weights_by="At"``: the values multiplied by the
+    transposed attention matrix, V A^T."""
     X = a["X"]
-    Q, K, V = projections(a, biases, swap, bias_swap, bias_as, bias_roles, transposed)
+    Q, K, V = projections(a, biases, swap, bias_swap, bias_as, bias_roles, transposed, use)
     S = K.T @ Q if order == "KtQ" else Q.T @ K
     by = divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1], Dv=V.shape[0])
     soft = softmax_of(stable)
@@ -128,7 +130,7 @@ def attention_variant(a: Args, *, scale: str = "none", axis: int = 0, order: str
         A = soft(S, axis=axis) / by if after else soft(S / by, axis=axis)
     values_ = X if values == "X" else V
     keep = {"first": slice(1, None), "last": slice(0, -1)}.get(drop, slice(None))
-    X_prime = values_[:, keep] @ A[keep, :]
+    X_prime = values_[:, keep] @ (A.T if weights_by == "At" else A)[keep, :]
     if returned == "unscaled":
         A = _columns(S, helper) if stable is True and axis == 0 else soft(S, axis=axis)
     return X_prime, (A.T if transpose else A)
@@ -170,16 +172,20 @@ def in_order(head: Args, order: str) -> Args:
 def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
                       scale: str = "sqrt_Dq", reverse: bool = False, mix: str = "all",
                       concat: str = "rows", stable: bool | str = True, count: int | None = None,
-                      order: str = "vqk", rotate: bool = False) -> np.ndarray:
+                      order: str = "vqk", rotate: bool = False, bias_order: str = ""
+                      ) -> np.ndarray:
     """Multihead attention (eqs. 12.10-12.11) with one thing done wrong: ``count`` heads
     only (heads[0] ... heads[count - 1], IndexError past the end; a negative count skips
     that many from the start), each head's matrices passed in the ``order`` of their roles
     (say "qkv") to a v, q, k signature, or ("dict") in the order its dictionary holds them
     (``*head.values()``), ``rotate``: the last head first (heads[i - 1]), ``mix="transposed"``:
-    the stack mixed by omega_c^T. A right head is the student's ``single_head_attention``
-    where it was called."""
+    the stack mixed by omega_c^T; ``bias_order``: the biases alone passed in that order. A
+    right head is the student's ``single_head_attention`` where it was called."""
     used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \
         else heads
+    if bias_order:
+        used = [{**h, **{f"beta_{slot}": h[f"beta_{role}"]
+                         for slot, role in zip("vqk", bias_order, strict=True)}} for h in used]
     if order == "dict":
         used = [dict(zip(UDL_PARAMS, h.values(), strict=True)) for h in used]
     elif order != "vqk":
@@ -217,13 +223,14 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
 def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str = "QKt",
                   output: bool = True, values: str = "V", stable: bool | str = True,
                   after: bool = False, transposed: bool | str = False,
-                  swap: Swap | None = None, last: str = "o") -> np.ndarray:
+                  swap: Swap | None = None, last: str = "o", use: str = "qkv") -> np.ndarray:
     """The exam's layer (tokens in rows) with one thing done wrong; ``transposed`` is True
     for every weight matrix transposed, "qkv" for the three projections only; ``last`` the
-    matrix the output is multiplied by (W_o, or "v": W_v again). A stable row softmax is the
+    matrix the output is multiplied by (W_o, or "v": W_v again); ``use`` the matrix each of
+    q, k, v is computed with ("qvk": keys and values exchanged). A stable row softmax is the
     student's ``softmax`` where it was called."""
     x = a["x"]
-    matrix = {"q": "q", "k": "k", "v": "v"}
+    matrix = dict(zip("qkv", use, strict=True))
     if swap:
         matrix[swap[0]] = swap[1]
 
@@ -249,11 +256,12 @@ def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str
 
 
 def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable: bool = True,
-                  swap: Swap | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """One query against all tokens (rows) with one thing done wrong: (weights, output)."""
+                  swap: Swap | None = None, use: str = "qkv") -> tuple[np.ndarray, np.ndarray]:
+    """One query against all tokens (rows) with one thing done wrong: (weights, output);
+    ``use`` the matrix each of q, k, v is computed with ("qvk": keys and values exchanged)."""
     tokens = a["tokens"]
     W = {"q": a["W_Q"], "k": a["W_K"], "v": a["W_V"]}
-    matrix = {"q": "q", "k": "k", "v": "v"}
+    matrix = dict(zip("qkv", use, strict=True))
     if swap:
         matrix[swap[0]] = swap[1]
     q = a["query_token"] @ W[matrix["q"]]
@@ -300,12 +308,14 @@ def positional_variant(a: Args, *, base: float = 10000.0, swap: bool = False,
 
 
 def gaps_variant(a: Args, *, compare: str = "both", positions: str = "fixed",
-                 size: str = "max") -> np.ndarray:
-    """The three equivariance gaps (plain, causal, positional) measured wrongly."""
+                 size: str = "max", sizes: tuple[int, int] | None = None) -> np.ndarray:
+    """The three equivariance gaps (plain, causal, positional) measured wrongly; ``sizes``:
+    the encoding made for those (D, N), not X's."""
     X, perm = a["X"], list(a["perm"])
     params = tuple(a[k] for k in UDL_PARAMS)
-    Pi = np.asarray(helped("positional_encoding", *X.shape, otherwise=lambda: positional_variant(
-        {"D": X.shape[0], "N": X.shape[1]})), dtype=float)
+    D, N = sizes or X.shape
+    Pi = np.asarray(helped("positional_encoding", D, N, otherwise=lambda: positional_variant(
+        {"D": D, "N": N})), dtype=float)
 
     def plain(Z: np.ndarray) -> np.ndarray:
         return ref.self_attention(Z, *params, scaled=True)[0]

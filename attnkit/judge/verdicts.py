@@ -18,6 +18,7 @@ import numpy as np
 from attnkit.judge.check import Check
 from attnkit.judge.compare import _quietly, decode, same, shape_of
 from attnkit.judge.compare import finite as _finite
+from attnkit.judge.crashes import crash_reading
 from attnkit.judge.explain import explain
 from attnkit.judge.misconceptions import Raised, describe, run_variant
 from attnkit.judge.requirements import Requirement, broken_requirements, unmet
@@ -105,9 +106,10 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     if check.statistical:
         for value, case in zip(got, cases, strict=True):
             if isinstance(value, Raised):
-                return Verdict(check_id, 0.0, points,
-                               f"your code raised {value.message[:300]} on {case.name}",
-                               misconception="error")
+                return Verdict(check_id, 0.0, points, crash_reading(
+                    value.message, describe(case)) or
+                    f"your code raised {value.message[:300]} on {case.name}",
+                    misconception="error")
             try:
                 problem = check.statistical(value, case.args)
             except Exception as error:  # noqa: BLE001 - malformed output (ragged lists...)

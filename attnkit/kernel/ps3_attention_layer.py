@@ -65,8 +65,14 @@ def _scores(a: Args) -> np.ndarray:
 
 
 def forward_call(targets: tuple, a: Args) -> Any:
+    """The student's forward on the case's weights. Where __init__ raises (its mistake is
+    ps3_init's), the layer is made without it, with dims and the weights set as always."""
     (cls,) = targets
-    layer = cls(a["dims"])
+    try:
+        layer = cls(a["dims"])
+    except Exception:  # noqa: BLE001 - any crash of __init__: judge forward on its own
+        layer = cls.__new__(cls)
+        layer.dims = a["dims"]
     for w in ("W_q", "W_k", "W_v", "W_o"):
         setattr(layer, w, a[w].copy())
     return layer.forward(a["x"].copy())

@@ -794,3 +794,39 @@ def self_attention_loop_bias_inside(all_x, omega_v, omega_q, omega_k, beta_v, be
         weights = np.exp(scores - scores.max())
         outputs.append(sum(w * v for w, v in zip(weights / weights.sum(), values)))
     return outputs
+
+
+def _projections(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """A helper of the student's own that returns the projections in the order v, q, k."""
+    return beta_q + omega_q @ X, beta_v + omega_v @ X, beta_k + omega_k @ X
+
+
+@entry("ps1_self_attention", wrong="keys and values swapped", says=("omega_v and beta_v",))
+def self_attention_keys_values_exchanged(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Unpacks a helper's (Q, V, K) as Q, K, V: keys and values exchanged."""
+    Q, K, V = _projections(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
+@entry("ps1_self_attention", wrong="value bias forgotten; values times transposed weights",
+       says=("two mistakes", "beta_v", "V @ A.T"))
+def self_attention_no_value_bias_transposed(X, omega_v, omega_q, omega_k, beta_v, beta_q,
+                                            beta_k):
+    """V = omega_v @ X without its bias, and X' = V @ attentions.T."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = omega_v @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions.T, attentions
+
+
+@entry("ps1_softmax_cols", wrong="loop over the rows' count", says=("range(n_rows)",))
+def softmax_cols_loop_over_row_count(data_in):
+    """One pass per column, but counted with the number of rows."""
+    n_rows, n_cols = data_in.shape
+    softmax_out = np.zeros((n_rows, n_cols))
+    for n in range(n_rows):
+        column = np.exp(data_in[:, n] - np.max(data_in[:, n]))
+        softmax_out[:, n] = column / np.sum(column)
+    return softmax_out

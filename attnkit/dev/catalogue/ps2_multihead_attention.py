@@ -529,3 +529,14 @@ def single_head_no_query_bias(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta
     scores = K.T @ Q / np.sqrt(Q.shape[0])
     weights = np.exp(scores - scores.max(axis=0, keepdims=True))
     return V @ (weights / weights.sum(axis=0, keepdims=True))
+
+
+def _head_arguments(head):
+    """A head's six parameters for single_head_attention, the biases listed v, k, q."""
+    return tuple(head[k] for k in ("omega_v", "omega_q", "omega_k", "beta_v", "beta_k", "beta_q"))
+
+
+@entry("ps2_multihead_general", wrong="query and key biases swapped", says=("beta_k",))
+def multihead_general_biases_swapped(X, heads, omega_c):
+    """A helper that lists each head's biases as beta_v, beta_k, beta_q."""
+    return omega_c @ np.vstack([single_head_attention(X, *_head_arguments(h)) for h in heads])

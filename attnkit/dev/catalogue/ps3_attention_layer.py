@@ -497,3 +497,29 @@ def softmax_max_without_keepdims(X):
     """Row maxima without keepdims (sums with it): lined up with the last axis."""
     e = np.exp(X - X.max(axis=1))
     return e / e.sum(axis=1, keepdims=True)
+
+
+@entry("ps3_forward", wrong="keys and values swapped", says=("W_v", "exchanged"))
+class SelfAttentionProjectsQVK(SelfAttention):
+    """A _project helper that returns x W_q, x W_v, x W_k, unpacked as Q, K, V."""
+
+    def _project(self, x):
+        return x @ self.W_q, x @ self.W_v, x @ self.W_k
+
+    def forward(self, x):
+        Q, K, V = self._project(x)
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o
+
+
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "error"}, says=("first axis",))
+class SelfAttentionUnpackedDraw:
+    """One (dims, dims, 4) draw unpacked into four names: __init__ raises unless dims = 4;
+    forward is right and keeps its points."""
+
+    def __init__(self, dims):
+        self.dims = dims
+        self.W_q, self.W_k, self.W_v, self.W_o = np.random.normal(0.0, 1.0, (dims, dims, 4))
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o

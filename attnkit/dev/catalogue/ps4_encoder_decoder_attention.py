@@ -409,3 +409,51 @@ def split_heads_row_slices(W, h):
     """Slices rows, W[i*k:(i+1)*k, :], with k = rows / h."""
     k = W.shape[0] // h
     return [W[i * k:(i + 1) * k, :] for i in range(h)]
+
+
+@entry("ps4_get_scores", wrong="last product left out", says=("range(len(vector))",))
+def get_scores_loop_stops_early(matrix, vector):
+    """Nested loops whose inner range stops one short: the last product is dropped."""
+    scores = np.zeros(matrix.shape[0])
+    for j in range(matrix.shape[0]):
+        for k in range(len(vector) - 1):
+            scores[j] += matrix[j, k] * vector[k]
+    return scores
+
+
+@entry("ps4_get_scores", wrong="first product left out", says=("k = 0",))
+def get_scores_loop_from_one(matrix, vector):
+    """An inner loop from 1 (counting as in the formulas): the first product is dropped."""
+    scores = []
+    for row in matrix:
+        total = 0.0
+        for k in range(1, len(vector)):
+            total += row[k] * vector[k]
+        scores.append(total)
+    return np.array(scores)
+
+
+@entry("ps4_context_vector", wrong="summed over the features", says=("axis 0",))
+def get_context_vector_along_rows(attention_weights, hidden_encoder_matrix):
+    """np.apply_along_axis along axis 1: the weights dotted with each state's features."""
+    return np.apply_along_axis(lambda row: np.dot(attention_weights, row), 1,
+                               hidden_encoder_matrix)
+
+
+@entry("ps4_context_vector", wrong="context sized by the tokens", says=("np.zeros(d)",))
+def get_context_vector_sized_by_states(attention_weights, hidden_encoder_matrix):
+    """Accumulates the weighted states into np.zeros(T): one entry per state, not feature."""
+    context = np.zeros(hidden_encoder_matrix.shape[0])
+    for j in range(hidden_encoder_matrix.shape[0]):
+        context += attention_weights[j] * hidden_encoder_matrix[j, :]
+    return context
+
+
+@entry("ps4_single_query", wrong="keys and values swapped", says=("W_V",))
+def single_query_attention_keys_values_exchanged(query_token, tokens, W_Q, W_K, W_V):
+    """Unpacks the projections as q, V, K: the keys come from W_V, the values from W_K."""
+    q, V, K = query_token @ W_Q, tokens @ W_K, tokens @ W_V
+    scores = K @ q / np.sqrt(K.shape[1])
+    weights = np.exp(scores - scores.max())
+    weights = weights / weights.sum()
+    return weights, weights @ V

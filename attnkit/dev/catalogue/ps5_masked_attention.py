@@ -713,3 +713,18 @@ def positional_encoding_notebook_D(D, N):
     Pi[0::2, :] = np.sin(angles)
     Pi[1::2, :] = np.cos(angles)
     return Pi
+
+
+D_DATA, N_DATA = 4, 5  # the notebook's data cell defines D = 4 and N = 5 as globals
+
+
+@entry("ps5_equivariance", wrong="notebook's D and N for the encoding", says=("X.shape",))
+def equivariance_gaps_notebook_sizes(X, perm, omega_v, omega_q, omega_k, beta_v, beta_q,
+                                     beta_k):
+    """The encoding made for the notebook's global sizes, not X's."""
+    params = (omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    Pi = _encoding(D_DATA, N_DATA)
+    maps = [lambda Z: _attention(Z, *params, causal=False),
+            lambda Z: _attention(Z, *params, causal=True),
+            lambda Z: _attention(Z + Pi, *params, causal=False)]
+    return np.array([np.max(np.abs(f(X[:, perm]) - f(X)[:, perm])) for f in maps])

@@ -1,0 +1,82 @@
+"""What a crash says about its cause, where the error alone tells it: the student's own
+assert, np.max of a fully masked column, a float mask used as an index, an array unpacked
+along the wrong axis. Each reading needs only the error message and the case's facts
+(``attnkit.judge.misconceptions.describe``); other errors are shown as they came."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+SIZES = ("D", "N", "Dq", "H", "dims", "n", "T", "d", "d_k")
+
+_UNPACK = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)(?:, got (\d+))?\)")
+
+
+def sizes_of(facts: dict[str, Any]) -> str:
+    """The case's sizes, "D = 8, N = 6, H = 2", or "" where it has none."""
+    return ", ".join(f"{k} = {facts[k]}" for k in SIZES if k in facts)
+
+
+def _own_assert(error: str, facts: dict[str, Any]) -> str:
+    said = error.partition(":")[2].strip()
+    sizes = "" if "=" in facts["case"] else sizes_of(facts)  # unless the name gives them
+    return (f"an assert in your own code failed on {facts['case']}"
+            + (f" ({sizes})" if sizes else "")
+            + (f": \"{said[:200]}\"" if said else " (it has no message)")
+            + ". The hidden test's input is valid, so what your assert checks was computed "
+            "wrongly in the lines before it (or the assert expects a shape the input need "
+            "not have): print the shapes there on this case")
+
+
+def _empty_max(error: str, facts: dict[str, Any]) -> str:
+    where = (f"column {facts['empty']} has no allowed entry"
+             if facts.get("empty") not in (None, "none") else "a column has no allowed entry")
+    return (f"np.max of an empty array raised ValueError on {facts['case']}: {where}, so its "
+            "allowed scores form an empty array and np.max (or .max()) has nothing to "
+            "return. A column can be fully masked; the notebook says such a column gets zero "
+            "weights (M2): skip it, or leave its weights 0, before taking the maximum of its "
+            "allowed scores")
+
+
+def _float_index(error: str, facts: dict[str, Any]) -> str:
+    return (f"your code indexed an array with a float array on {facts['case']} (numpy: "
+            "\"arrays used as indices must be of integer (or boolean) type\"): a mask used "
+            "as an index, scores[mask] or scores[~mask], must be boolean, and a 0/1 mask "
+            "of floats (.astype(float), np.ones or np.tril without dtype=bool) is not. Keep "
+            "the mask boolean, as causal_mask returns it (dtype=bool), or use "
+            "np.where(mask, ...)")
+
+
+def _unpacked(error: str, facts: dict[str, Any]) -> str | None:
+    match = _UNPACK.search(error)
+    if not match:
+        return None
+    expected, got = match.group(2), match.group(3)
+    held = f"{got}" if got else ("more than" if match.group(1) == "too many" else "fewer than")
+    held = f"{held} {expected}" if not got else held
+    dims = facts.get("dims")
+    if dims is not None:
+        return (f"on {facts['case']} you unpacked one array into {expected} names, but "
+                f"unpacking splits an array along its first axis, and yours has {held} "
+                f"entries there (one of shape (dims, dims, {expected}), for instance, has "
+                f"dims = {dims}, each a dims x {expected} slice, not a dims x dims matrix). "
+                f"Put the count first, shape ({expected}, dims, dims), or draw each matrix "
+                "separately")
+    return (f"on {facts['case']} you unpacked an array (or tuple) into {expected} names, but "
+            f"it has {held} entries along its first axis, the one unpacking splits: check "
+            "the shape of what you unpack")
+
+
+def crash_reading(error: str, facts: dict[str, Any]) -> str | None:
+    """A hint naming the cause of ``error`` (``"Type: message"``), or None."""
+    kind = error.partition(":")[0]
+    if kind == "AssertionError":
+        return _own_assert(error, facts)
+    if kind == "ValueError" and "zero-size array to reduction operation" in error:
+        return _empty_max(error, facts)
+    if kind == "IndexError" and "must be of integer (or boolean) type" in error:
+        return _float_index(error, facts)
+    if kind == "ValueError":
+        return _unpacked(error, facts)
+    return None
