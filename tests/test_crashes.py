@@ -33,6 +33,21 @@ def test_an_unpacked_draw_says_which_axis_unpacking_splits() -> None:
     assert short and "has 3 entries" in short
 
 
+def test_an_index_past_an_axis_says_the_loop_counts_the_wrong_axis() -> None:
+    hint = crash_reading("IndexError: index 2 is out of bounds for axis 0 with size 2",
+                         {"case": "pinned 2 x 3"})
+    assert hint and "entry 2 along axis 0, which has only 2 entries" in hint
+    assert "range(X.shape[0])" in hint
+
+
+def test_a_d_by_d_matrix_where_d_by_n_belongs_names_the_row_of_ones() -> None:
+    error = "ValueError: operands could not be broadcast together with shapes (4,4) (4,3) "
+    hint = crash_reading(error, {"case": "notebook data", "D": 4, "N": 3})
+    assert hint and "counts the features" in hint and "np.ones((1, X.shape[1]))" in hint
+    assert crash_reading(error, {"case": "notebook data", "D": 4, "N": 4}) is None
+    assert crash_reading(error, {"case": "notebook data", "D": 5, "N": 3}) is None
+
+
 def test_other_errors_are_left_as_they_came() -> None:
     assert crash_reading("ValueError: operands could not be broadcast together", {"case": "c"}) \
         is None

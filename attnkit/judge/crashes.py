@@ -1,6 +1,7 @@
 """What a crash says about its cause, where the error alone tells it: the student's own
-assert, np.max of a fully masked column, a float mask used as an index, an array unpacked
-along the wrong axis. Each reading needs only the error message and the case's facts
+assert, np.max of a fully masked column, a float mask used as an index, an index past the
+end of an axis, an array unpacked along the wrong axis, a D x D matrix where a D x N one
+belongs. Each reading needs only the error message and the case's facts
 (``attnkit.judge.misconceptions.describe``); other errors are shown as they came."""
 
 from __future__ import annotations
@@ -68,6 +69,41 @@ def _unpacked(error: str, facts: dict[str, Any]) -> str | None:
             "the shape of what you unpack")
 
 
+_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")
+
+
+def _out_of_bounds(error: str, facts: dict[str, Any]) -> str | None:
+    match = _BOUNDS.search(error)
+    if not match:
+        return None
+    index, axis, size = match.groups()
+    return (f"on {facts['case']} your code asked for entry {index} along axis {axis}, which "
+            f"has only {size} entries: a loop (or an index) counts along the wrong axis, "
+            "such as rows numbered up to the number of columns. Loop over range(X.shape[0]) "
+            "for the rows and range(X.shape[1]) for the columns, or let numpy run along an "
+            "axis (axis=...) with no loop")
+
+
+_BROADCAST = re.compile(r"broadcast together with shapes \((\d+),(\d+)\) \((\d+),(\d+)\)")
+
+
+def _features_for_tokens(error: str, facts: dict[str, Any]) -> str | None:
+    """A D x D matrix where a D x N one belongs (tokens in columns, D != N)."""
+    match = _BROADCAST.search(error)
+    D, N = facts.get("D"), facts.get("N")
+    if not match or D is None or D == N:
+        return None
+    shapes = {(int(match.group(1)), int(match.group(2))), (int(match.group(3)),
+                                                          int(match.group(4)))}
+    if shapes != {(D, D), (D, N)}:
+        return None
+    return (f"on {facts['case']} ({sizes_of(facts)}) a {D} x {D} matrix, D x D, met a "
+            f"{D} x {N} one, D x N: something that should count the tokens (N = X.shape[1], "
+            "the columns) counts the features (D = X.shape[0]). For instance the bias term "
+            "beta 1^T repeats each bias over the N tokens, so its row of ones has N entries: "
+            "np.ones((1, X.shape[1]))")
+
+
 def crash_reading(error: str, facts: dict[str, Any]) -> str | None:
     """A hint naming the cause of ``error`` (``"Type: message"``), or None."""
     kind = error.partition(":")[0]
@@ -77,6 +113,8 @@ def crash_reading(error: str, facts: dict[str, Any]) -> str | None:
         return _empty_max(error, facts)
     if kind == "IndexError" and "must be of integer (or boolean) type" in error:
         return _float_index(error, facts)
+    if kind == "IndexError":
+        return _out_of_bounds(error, facts)
     if kind == "ValueError":
-        return _unpacked(error, facts)
+        return _unpacked(error, facts) or _features_for_tokens(error, facts)
     return None

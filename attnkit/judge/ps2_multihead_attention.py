@@ -173,12 +173,23 @@ def _in_order(order: str, family: Any, which: str) -> Wrong:
 
 _ORDERS = ("vkq", "qvk", "kqv", "kvq")  # "vqk" is right; "qkv" has its own hint
 
-_BIASES_QK = (
-    "your result matches passing {which} biases in the order beta_v, beta_k, beta_q to "
-    "single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k): the "
-    "queries were computed with beta_k and the keys with beta_q (the matrices are in the "
-    "right order). The query and key biases are swapped: pass them in the order v, q, k, or "
-    "by name")
+_BIAS_ORDERS = ("vkq", "qvk", "qkv", "kvq", "kqv")  # "vqk" is right
+
+
+def _biases_in(order: str, family: Any, which: str) -> Wrong:
+    """Each head's biases alone passed in ``order`` to the v, q, k signature."""
+    roles = {"v": "the values", "q": "the queries", "k": "the keys"}
+    got = [f"{roles[slot]} got beta_{b}" for slot, b in zip("vqk", order, strict=True)
+           if slot != b]
+    name = "query and key biases swapped" if order == "vkq" else "biases in another order"
+    return variant(name, family,
+                   f"your result matches passing {which} biases in the order "
+                   f"{', '.join('beta_' + b for b in order)} to single_head_attention(X, "
+                   "omega_v, omega_q, omega_k, beta_v, beta_q, beta_k), so "
+                   f"{', '.join(got[:-1])} and {got[-1]} (the matrices are in the right "
+                   "order). Pass the biases in the order v, q, k, or by name",
+                   bias_order=order)
+
 
 _ROTATED = (
     "your heads are stacked in the order H, 1, 2, ..., H - 1: heads[i - 1] with i from 0 takes "
@@ -255,8 +266,7 @@ CHECKS = by_id(
               for o in _ORDERS),
             *(_in_order(o, _mh, "both heads'") for o in _ORDERS),
             variant("omega_c transposed", _mh, _TRANSPOSED_C, mix="transposed"),
-            variant("query and key biases swapped", _mh,
-                    _BIASES_QK.format(which="both heads'"), bias_order="vkq"),
+            *(_biases_in(o, _mh, "both heads'") for o in _BIAS_ORDERS),
           ),
           label="2 heads"),
     Check(P["ps2_multihead_general"], lambda a: _twice(a, ref.multihead_self_attention(
@@ -302,8 +312,7 @@ CHECKS = by_id(
             variant("heads' values in dictionary order", _mh_general, _DICT_ORDER,
                     order="dict"),
             variant("omega_c transposed", _mh_general, _TRANSPOSED_C, mix="transposed"),
-            variant("query and key biases swapped", _mh_general,
-                    _BIASES_QK.format(which="each head's"), bias_order="vkq"),
+            *(_biases_in(o, _mh_general, "each head's") for o in _BIAS_ORDERS),
           ),
           require=(SAME_TWICE,),
           label="H heads"),

@@ -227,6 +227,10 @@ CHECKS = by_id(
                     "x @ W_q.T, the column habit of problem set 1. With tokens in rows the "
                     "pseudocode computes Q = x @ W_q, K = x @ W_k, V = x @ W_v",
                     transposed="qkv"),
+            variant("output weights transposed", layer_variant,
+                    "your last step multiplies by W_o transposed: with tokens in rows the "
+                    "layer returns softmax(Q K^T / sqrt(dims)) V W_o (pseudocode step 5), so "
+                    "end with @ self.W_o, not @ self.W_o.T", transposed="o"),
             variant("keys and values swapped", layer_variant,
                     "your keys were computed with W_v and your values with W_k: keys and "
                     "values are exchanged (a helper that returns Q, V, K, or K and V unpacked "

@@ -225,7 +225,8 @@ def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str
                   after: bool = False, transposed: bool | str = False,
                   swap: Swap | None = None, last: str = "o", use: str = "qkv") -> np.ndarray:
     """The exam's layer (tokens in rows) with one thing done wrong; ``transposed`` is True
-    for every weight matrix transposed, "qkv" for the three projections only; ``last`` the
+    for every weight matrix transposed, "qkv" for the three projections only, "o" for W_o
+    only; ``last`` the
     matrix the output is multiplied by (W_o, or "v": W_v again); ``use`` the matrix each of
     q, k, v is computed with ("qvk": keys and values exchanged). A stable row softmax is the
     student's ``softmax`` where it was called."""
@@ -236,7 +237,7 @@ def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str
 
     def project(role: str) -> np.ndarray:
         W = a[f"W_{matrix[role]}"]
-        return x @ (W.T if transposed else W)
+        return x @ (W.T if transposed in (True, "qkv") else W)
 
     Q, K, V = project("q"), project("k"), project("v")
     S = {"QKt": lambda: Q @ K.T, "KQt": lambda: K @ Q.T, "QK": lambda: Q @ K}[order]()
@@ -252,7 +253,7 @@ def layer_variant(a: Args, *, scale: str = "sqrt_Dq", axis: int = -1, order: str
     if not output:
         return out
     W_o = a[f"W_{last}"]
-    return out @ (W_o.T if transposed is True else W_o)
+    return out @ (W_o.T if transposed in (True, "o") else W_o)
 
 
 def query_variant(a: Args, *, scale: str = "sqrt_Dq", values: str = "V", stable: bool = True,

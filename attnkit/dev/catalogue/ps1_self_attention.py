@@ -291,6 +291,15 @@ def self_attention_tokens_in_rows(X, omega_v, omega_q, omega_k, beta_v, beta_q, 
     return out.T, weights.T
 
 
+@entry("ps1_self_attention", wrong="error", says=("np.ones((1, X.shape[1]))",))
+def self_attention_ones_of_length_D(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """beta 1^T with a row of D ones, not N: D x D, added to D x N."""
+    ones = np.ones((1, X.shape[0]))
+    Q, K, V = beta_q @ ones + omega_q @ X, beta_k @ ones + omega_k @ X, beta_v @ ones + omega_v @ X
+    attentions = _softmax_cols(K.T @ Q)
+    return V @ attentions, attentions
+
+
 @entry("ps1_self_attention", wrong="softmax over rows", says=("column",))
 def self_attention_row_softmax(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """Normalises the attention matrix along its rows."""

@@ -540,3 +540,10 @@ def _head_arguments(head):
 def multihead_general_biases_swapped(X, heads, omega_c):
     """A helper that lists each head's biases as beta_v, beta_k, beta_q."""
     return omega_c @ np.vstack([single_head_attention(X, *_head_arguments(h)) for h in heads])
+
+
+@entry("ps2_multihead_general", wrong="biases in another order", says=("beta_q, beta_v, beta_k",))
+def multihead_general_biases_q_v_k(X, heads, omega_c):
+    """Each head's biases named in the order q, v, k."""
+    return omega_c @ np.vstack([single_head_attention(X, *(h[k] for k in (
+        "omega_v", "omega_q", "omega_k", "beta_q", "beta_v", "beta_k"))) for h in heads])

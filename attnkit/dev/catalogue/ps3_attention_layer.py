@@ -68,6 +68,16 @@ def softmax_in_place_on_a_copy(X):
     return out
 
 
+@entry("ps3_softmax", wrong="error", says=("along axis 0, which has only",))
+def softmax_loop_over_columns(X):
+    """Rows numbered up to the number of columns."""
+    out = np.empty_like(X, dtype=float)
+    for i in range(X.shape[1]):
+        e = np.exp(X[i] - X[i].max())
+        out[i] = e / e.sum()
+    return out
+
+
 @entry("ps3_softmax", wrong="softmax over columns", says=("row",))
 def softmax_axis0(X):
     """axis=0: each column sums to 1."""
@@ -283,6 +293,26 @@ class SelfAttentionKQt(SelfAttention):
     def forward(self, x):
         Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
         return softmax(K @ Q.T / np.sqrt(self.dims)) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="output weights transposed", says=("self.W_o.T",))
+class SelfAttentionOutputTransposed(SelfAttention):
+    """Ends with @ self.W_o.T."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T / np.sqrt(self.dims)) @ V @ self.W_o.T
+
+
+@entry("ps3_forward", wrong="keys and queries swapped; output weights transposed",
+       says=("two mistakes", "K Q^T", "self.W_o.T"))
+class SelfAttentionKQtOutputTransposed(SelfAttention):
+    """K Q^T through einsum, and W_o transposed at the end."""
+
+    def forward(self, x):
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        scores = np.einsum("id,jd->ji", Q, K) / np.sqrt(self.dims)
+        return softmax(scores) @ V @ self.W_o.T
 
 
 @entry("ps3_forward", wrong="softmax over columns")
