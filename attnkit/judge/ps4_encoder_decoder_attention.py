@@ -111,6 +111,7 @@ def _dims(answers: dict[str, tuple]) -> Callable[[Args], Any]:
 
 _WEIGHTS = softmax_family("scores", -1)
 
+
 def _context_of_T_entries(a: Args) -> np.ndarray:
     """The weighted states added up into an array of T entries (one per state, not per
     feature): numpy's broadcast error whenever T != d."""

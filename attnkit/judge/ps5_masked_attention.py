@@ -72,15 +72,7 @@ NOTEBOOK_D, NOTEBOOK_N = 4, 5  # the notebook's globals D and N (its data cell)
 _MASKS = {"causal": lambda N: np.triu(np.ones((N, N), dtype=bool)),
           "transposed": lambda N: np.tril(np.ones((N, N), dtype=bool)),
           "strict": lambda N: np.triu(np.ones((N, N), dtype=bool), k=1),
-          "none": lambda N: np.ones((N, N), dtype=bool),
-          "notebook": lambda N: _notebook_mask(N)}
-
-
-def _notebook_mask(N: int) -> np.ndarray:
-    """causal_mask(N) with the notebook's N = 5, whatever X holds: raises on other sizes."""
-    if N != NOTEBOOK_N:
-        raise IndexError(f"a {NOTEBOOK_N} x {NOTEBOOK_N} mask on {N} tokens")
-    return np.triu(np.ones((NOTEBOOK_N, NOTEBOOK_N), dtype=bool))
+          "none": lambda N: np.ones((N, N), dtype=bool)}
 
 
 def _mask(mask: str, X: np.ndarray) -> np.ndarray:

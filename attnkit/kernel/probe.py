@@ -61,9 +61,10 @@ def overwritten(before: Any, after: Any) -> bool:
     return False
 
 
-def run_case(spec_call, targets: tuple, args: dict) -> dict:
-    """Call the student's code once; return its encoded output or its error, and the names
-    of the arguments it overwrote (``changed``: a caller reading them again would be hurt)."""
+def run_case(spec_call, targets: tuple, args: dict, watch: bool = True) -> dict:
+    """Call the student's code once; return its encoded output or its error and, with
+    ``watch``, the names of the arguments it overwrote (``changed``: a caller reading them
+    again would be hurt; the judge reads it on the student's own run only)."""
     captured = io.StringIO()
     state = np.random.get_state()
     given = copy.deepcopy(args)
@@ -72,7 +73,7 @@ def run_case(spec_call, targets: tuple, args: dict) -> dict:
                 warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             out = {"value": encode(spec_call(targets, given))}
-        changed = sorted(k for k, v in args.items() if overwritten(v, given.get(k)))
+        changed = [k for k, v in args.items() if watch and overwritten(v, given.get(k))]
         return {**out, "changed": changed} if changed else out
     except Exception as error:  # noqa: BLE001 - any student error is a result
         return {"error": f"{type(error).__name__}: {error}"[:500]}
@@ -110,12 +111,13 @@ def carried_case(check: str, targets: tuple, args: dict, seed: int, index: int) 
     nudge: list = []
     rng = np.random.default_rng([seed % 2**32, index, 37])
     with recording(check, targets, nudge, encode, rng):
-        again = run_case(spec.call, targets, args)
+        again = run_case(spec.call, targets, args, watch=False)
     out = {**result, "calls": calls, "nudged": {**again, "calls": nudge}}
     if "error" in result:  # the student's helpers gave it nothing to go on: working ones
         faked: list = []
         with recording(check, targets, faked, encode, seed=seed % 2**32 + index):
-            out["substituted"] = {**run_case(spec.call, targets, args), "calls": faked}
+            out["substituted"] = {**run_case(spec.call, targets, args, watch=False),
+                                  "calls": faked}
     return out
 
 
