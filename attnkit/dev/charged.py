@@ -49,6 +49,12 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     V = beta_v + omega_v @ X
     return V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))
 """
+_MAX_NORMED_SOFTMAX = """
+def softmax(items_in):
+    z = np.asarray(items_in, dtype=float).ravel()
+    e = np.exp(z - z.max())
+    return e / e.max()
+"""
 _ROWS_SOFTMAX_COLS = """
 def softmax_cols(data_in):
     e = np.exp(data_in - data_in.max(axis=1, keepdims=True))
@@ -103,17 +109,20 @@ def equivariance_gaps(X, perm, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
 """
 
 LINKS = (
-    Link("ps1_self_attention", "ps1_softmax", "ps1_self_attention_loop", """
-def softmax(items_in):
-    z = np.asarray(items_in, dtype=float).ravel()
-    e = np.exp(z - z.max())
-    return e / e.max()
-""", """
+    Link("ps1_self_attention", "ps1_softmax", "ps1_self_attention_loop", _MAX_NORMED_SOFTMAX,
+         """
 def self_attention_loop(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     queries = [beta_q + omega_q @ x for x in all_x]
     keys = [beta_k + omega_k @ x for x in all_x]
     attention = [softmax([(k.T @ q).item() for k in keys]) for q in queries]
     return [sum(a * x for a, x in zip(w, all_x)) for w in attention]
+"""),
+    Link("ps1_self_attention", "ps1_softmax", "ps1_softmax_cols", _MAX_NORMED_SOFTMAX, """
+def softmax_cols(data_in):
+    return np.vstack([softmax(row) for row in data_in])
+""", """
+def softmax_cols(data_in):
+    return np.column_stack([softmax(column) for column in np.asarray(data_in).T])
 """),
     Link("ps1_self_attention", "ps1_softmax_cols", "ps1_self_attention", _ROWS_SOFTMAX_COLS,
          _QK_SWAPPED.format(name="self_attention", scale="")),

@@ -62,6 +62,11 @@ def _loop(a: Args, call: Call) -> list:
     return out
 
 
+def _columns(a: Args, call: Call) -> np.ndarray:
+    S = np.asarray(a["data_in"], dtype=float)  # (N, M): one softmax per column
+    return np.stack([_weights(call("softmax", S[:, n])) for n in range(S.shape[1])], axis=1)
+
+
 def _heads(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, call: Call) -> np.ndarray:
     outs = [np.asarray(call("single_head_attention", X, *(h[k] for k in _HEAD)), dtype=float)
             for h in heads]  # H x (D/H, N)
@@ -129,6 +134,7 @@ def _gaps(a: Args, call: Call) -> np.ndarray:
 
 CHAINS: dict[str, Chain] = {c.check: c for c in (
     Chain("ps1_self_attention_loop", {"softmax": "ps1_softmax"}, _loop),
+    Chain("ps1_softmax_cols", {"softmax": "ps1_softmax"}, _columns),
     # softmax: when the student's softmax_cols calls it, an error it raises inside
     Chain("ps1_self_attention", {"softmax_cols": "ps1_softmax_cols", "softmax": "ps1_softmax"},
           lambda a, call: _attention(a, call, scaled=False)),

@@ -15,7 +15,7 @@ from attnkit.judge.compare import _shape, same, shape_of
 from attnkit.judge.compare import finite as _finite
 from attnkit.judge.crashes import SIZES, crash_reading, sizes_of
 from attnkit.judge.misconceptions import Raised, describe, run_variant
-from attnkit.judge.wrong import Wrong, pairs
+from attnkit.judge.wrong import Wrong, pairs, two_mistakes
 from attnkit.kernel.cases import Case
 
 
@@ -67,8 +67,20 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
     for wrong in () if right_given else check.wrong:  # one mistake, then two in one function
         if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack, calls):
             return wrong.message(shown()), wrong.credit, wrong.name
+    def where_shows(one: Wrong) -> dict | None:
+        """The facts of the first failing case where this one mistake changes the result."""
+        for i in (k for k, passed in enumerate(ok) if not passed):
+            if not close(run_variant(one.fn, cases[i].args, calls[i] if calls else None),
+                         expected[i]):
+                return describe(cases[i])
+        return None
+
     for both, one, other in () if right_given else pairs(check.wrong):
         if _matches(both, cases, got, order, close, slack, calls):
+            alone = [where_shows(one), where_shows(other)]
+            if all(alone) and alone[0] != alone[1]:  # each named on a case where it shows
+                return (two_mistakes(one.message(alone[0]), other.message(alone[1]),
+                                     both.credit), both.credit, both.name)
             return both.message(both_shown(one, other) or shown()), both.credit, both.name
 
     def parts(v: Any) -> list[np.ndarray]:

@@ -206,11 +206,16 @@ SCALE_UDL = {
     "two": "you divided by 2 = sqrt(4), the notebook's value, for every input; for "
            "'{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}: compute it from the "
            "arguments (np.sqrt(Q.shape[0]))",
+    "four": "two mistakes in the scale. You divided by 4, the notebook's D (a global, or a "
+            "number typed in), for every input, and with no square root: eq. 12.9 divides by "
+            "sqrt(D_q), the square root of the size of one query, computed from the "
+            "arguments: np.sqrt(Q.shape[0]) (2 on the notebook's data, other values on the "
+            "hidden test's inputs)",
 }
 SCALE_NAMES = {"none": "no scaling", "sqrt_D": "scale sqrt(D)", "D": "scale D",
                 "Dq": "no square root", "sqrt_N": "scale sqrt(N)", "two": "scale fixed at 2",
                 "sqrt_half_D": "scale sqrt(D/2)", "two_Dq": "size ** 1/2 precedence",
-                "sqrt_dv": "scale sqrt(d_v)"}
+                "sqrt_dv": "scale sqrt(d_v)", "four": "scale fixed at 4"}
 
 
 AFTER_UDL = ("you divided after the softmax, so each column of weights sums to 1/sqrt(D_q) = "

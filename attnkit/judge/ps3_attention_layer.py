@@ -22,6 +22,7 @@ from attnkit.judge.requirements import Requirement
 from attnkit.judge.softmaxes import softmax_family, softmax_mistakes
 from attnkit.kernel.cases import Args, Case
 from attnkit.kernel.ps3_attention_layer import PROBES as P
+from attnkit.kernel.ps3_attention_layer import WEIGHTS
 
 
 def init_statistics(got: list[Any], args: Args) -> str | None:
@@ -103,6 +104,27 @@ UNSEEDED = Requirement(
     "np.random.seed does not reach (np.random.default_rng() with no seed draws fresh numbers "
     "every time). The notebook seeds np.random so that the weights are repeatable: draw them "
     "with np.random.normal (or np.random.randn): you keep half the points")
+
+
+def _layer_changed(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """forward changed the layer's weights or the tokens it was given (the probe hands the
+    weights back after the call as arguments)."""
+    for record, case in zip(records, cases, strict=False):
+        changed = record.get("changed") if isinstance(record, dict) else None
+        if isinstance(changed, list) and changed:
+            weights = [f"self.{n}" for n in changed if n in WEIGHTS]
+            what = (f"forward changed the layer's own {', '.join(weights)}" if weights
+                    else "forward overwrote the tokens x it was given")
+            return f"on {case.name} {what}"
+    return None
+
+
+LAYER_KEPT = Requirement(
+    "layer changed by forward", _layer_changed,
+    "the values are right, but {found}, so a second call on the same tokens gives other "
+    "values: forward must leave the layer (and x) as they were. Scale a local array instead, "
+    "e.g. scores = Q @ K.T / np.sqrt(self.dims), rather than assigning self.W_q or dividing "
+    "it in place: you keep half the points", arguments=True)
 
 
 _SCALE_LAYER = {
@@ -245,6 +267,7 @@ CHECKS = by_id(
                     stable="one max"),
             *swaps(layer_variant, "W_{}", None, "pseudocode step 2"),
           ),
+          require=(LAYER_KEPT,),
           label="forward"),
 )
 

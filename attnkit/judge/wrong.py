@@ -83,10 +83,15 @@ def compose(one: Wrong, other: Wrong) -> Wrong | None:
         return None
     both = partial(fn, **{**fixed, **other_fixed, **mine, **theirs})
     credit = min(one.credit, other.credit)
-    first, second = (_KEEP.sub("", w.hint).rstrip(". ") for w in (one, other))
+    return Wrong(f"{one.name}; {other.name}", both, two_mistakes(one.hint, other.hint, credit),
+                 credit)
+
+
+def two_mistakes(first: str, second: str, credit: float) -> str:
+    """Two hints (templates, or each already filled with the case where it shows) as one."""
+    first, second = (_KEEP.sub("", h).rstrip(". ") for h in (first, second))
     kept = ": you keep half the points" if credit == 0.5 else ""
-    return Wrong(f"{one.name}; {other.name}", both,
-                 f"two mistakes. First, {first}. Second, {second}{kept}", credit)
+    return f"two mistakes. First, {first}. Second, {second}{kept}"
 
 
 _KEEP = re.compile(r"[:;,.]?\s*(you )?keep half the points")

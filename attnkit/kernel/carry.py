@@ -24,6 +24,7 @@ import numpy as np
 # caller's grade id -> the globals it may call whose results can carry a mistake forward
 HELPERS: dict[str, tuple[str, ...]] = {
     "ps1_self_attention_loop": ("softmax",),
+    "ps1_softmax_cols": ("softmax",),  # a softmax_cols that applies softmax column by column
     "ps1_self_attention": ("softmax_cols", "softmax"),  # softmax: inside the student's
     "ps1_scaled_attention": ("softmax_cols", "softmax"),  # softmax_cols, if it calls it
     "ps2_multihead_scaled": ("single_head_attention",),

@@ -35,8 +35,11 @@ def ps3_softmax_cases(seed: int) -> list[Case]:
     ]
 
 
+WEIGHTS = ("W_q", "W_k", "W_v", "W_o")
+
+
 def layer_weights(rng: np.random.Generator, dims: int) -> Args:
-    return {w: rng.normal(size=(dims, dims)) for w in ("W_q", "W_k", "W_v", "W_o")}
+    return {w: rng.normal(size=(dims, dims)) for w in WEIGHTS}
 
 
 def ps3_layer_pinned() -> Args:
@@ -66,16 +69,22 @@ def _scores(a: Args) -> np.ndarray:
 
 def forward_call(targets: tuple, a: Args) -> Any:
     """The student's forward on the case's weights. Where __init__ raises (its mistake is
-    ps3_init's), the layer is made without it, with dims and the weights set as always."""
+    ps3_init's), the layer is made without it, with dims and the weights set as always.
+    The layer's weights after the call are handed back in ``a``: the probe then sees a
+    forward that changes them (a second call would differ) as it sees an overwritten
+    argument."""
     (cls,) = targets
     try:
         layer = cls(a["dims"])
     except Exception:  # noqa: BLE001 - any crash of __init__: judge forward on its own
         layer = cls.__new__(cls)
         layer.dims = a["dims"]
-    for w in ("W_q", "W_k", "W_v", "W_o"):
-        setattr(layer, w, a[w].copy())
-    return layer.forward(a["x"].copy())
+    for w in WEIGHTS:
+        setattr(layer, w, a[w])
+    try:
+        return layer.forward(a["x"])
+    finally:
+        a.update({w: getattr(layer, w, None) for w in WEIGHTS})
 
 
 def ps3_init_cases(seed: int) -> list[Case]:

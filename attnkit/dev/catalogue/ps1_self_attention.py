@@ -469,6 +469,14 @@ def scaled_by_two(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     return V @ attentions, attentions
 
 
+@entry("ps1_scaled_attention", wrong="scale fixed at 4", says=("no square root", "global"))
+def scaled_by_notebook_D(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """Divides by the notebook's D = 4, without the square root."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    attentions = _softmax_cols(K.T @ Q / 4)
+    return V @ attentions, attentions
+
+
 @entry("ps1_scaled_attention", wrong="scaled after softmax")
 def scaled_after_softmax(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """Softmax first, then divides the weights by sqrt(D_q)."""

@@ -392,6 +392,26 @@ class SelfAttentionKeysNotTransposed(SelfAttention):
 
 
 # A forward that reads dims, a name the notebook does not define, so reading it raises
+@entry("ps3_forward", wrong="layer changed by forward", says=("self.W_q", "second call"))
+class SelfAttentionScalesItsQueries(SelfAttention):
+    """Folds 1/sqrt(dims) into self.W_q on every call: right once, smaller each time."""
+
+    def forward(self, x):
+        self.W_q = self.W_q / np.sqrt(self.dims)
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T) @ V @ self.W_o
+
+
+@entry("ps3_forward", wrong="layer changed by forward", says=("in place",))
+class SelfAttentionScalesQueriesInPlace(SelfAttention):
+    """Divides self.W_q in place (/=) on every call: right once, smaller each time."""
+
+    def forward(self, x):
+        self.W_q /= np.sqrt(self.dims)
+        Q, K, V = x @ self.W_q, x @ self.W_k, x @ self.W_v
+        return softmax(Q @ K.T) @ V @ self.W_o
+
+
 # NameError (built in a namespace without dims, as the graded notebook is).
 _NO_DIMS = {"np": np, "softmax": softmax, "SelfAttention": SelfAttention, "entry": entry}
 exec('''

@@ -156,7 +156,7 @@ def masked_softmax_nan(scores, mask):
 
 @entry("ps5_masked_softmax",
        wrong="renormalised after the softmax; nan on a fully masked column",
-       says=("two mistakes", "underflow", "-inf"))
+       says=("two mistakes", "underflow", "-inf", "fully masked, column"))
 def masked_softmax_renormalised(scores, mask):
     """Softmax, zero the masked weights, renormalise: 0 / 0 on a fully masked column."""
     exps = np.exp(scores - scores.max(axis=0))
