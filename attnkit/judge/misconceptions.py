@@ -206,6 +206,10 @@ SCALE_UDL = {
     "two": "you divided by 2 = sqrt(4), the notebook's value, for every input; for "
            "'{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}: compute it from the "
            "arguments (np.sqrt(Q.shape[0]))",
+    "half_Dq": "you divided K^T Q by D_q ** 1/2, which Python reads as (D_q ** 1) / 2 = D_q / 2 "
+               "(= {Dq} / 2 on '{case}'), not sqrt(D_q) = sqrt({Dq}) = {sqrt_Dq}: ** binds "
+               "tighter than /, and the two agree only for D_q = 4. Write D_q ** 0.5 (or "
+               "** (1/2)) or np.sqrt(Q.shape[0]) (eq. 12.9)",
     "four": "two mistakes in the scale. You divided by 4, the notebook's D (a global, or a "
             "number typed in), for every input, and with no square root: eq. 12.9 divides by "
             "sqrt(D_q), the square root of the size of one query, computed from the "
@@ -215,7 +219,8 @@ SCALE_UDL = {
 SCALE_NAMES = {"none": "no scaling", "sqrt_D": "scale sqrt(D)", "D": "scale D",
                 "Dq": "no square root", "sqrt_N": "scale sqrt(N)", "two": "scale fixed at 2",
                 "sqrt_half_D": "scale sqrt(D/2)", "two_Dq": "size ** 1/2 precedence",
-                "sqrt_dv": "scale sqrt(d_v)", "four": "scale fixed at 4"}
+                "sqrt_dv": "scale sqrt(d_v)", "four": "scale fixed at 4",
+                "half_Dq": "size ** 1/2 as size / 2"}
 
 
 AFTER_UDL = ("you divided after the softmax, so each column of weights sums to 1/sqrt(D_q) = "

@@ -80,10 +80,11 @@ def _same_draws(got: list[Any], cases: list[Case], records: list[dict]) -> str |
 
 SEEDED = Requirement(
     "own generator", _same_draws,
-    "the weights look right, but {found}: __init__ does not draw from np.random (a generator "
-    "seeded inside it, such as np.random.default_rng(42), gives every layer the same "
-    "weights). Section 2 asks for np.random's draws, which np.random.seed makes repeatable: "
-    "you keep half the points")
+    "the weights look right, but {found}: __init__ sets its own seed, np.random.seed(...) "
+    "inside it or a generator of its own such as np.random.default_rng(42), so every layer "
+    "gets the same weights whatever seed the caller set. Section 2 asks for np.random's "
+    "draws, which the caller's np.random.seed makes repeatable: seed nothing in __init__. "
+    "You keep half the points")
 
 
 def _not_repeated(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:

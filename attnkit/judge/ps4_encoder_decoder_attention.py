@@ -208,6 +208,14 @@ CHECKS = by_id(
                   lambda a: np.sum(a["attention_weights"][:, None] * a["hidden_encoder_matrix"]),
                   "you added up everything and got one number; sum the weighted states over the "
                   "tokens only (axis=0) to get a vector of size d = {d}"),
+            Wrong("weighted states summed within each state",
+                  lambda a: (a["attention_weights"][:, None]
+                             * a["hidden_encoder_matrix"]).sum(axis=1),
+                  "you weighted each state, then added along axis 1, within each state (over "
+                  "its d features): one number per state, T = {T} entries. Add the weighted "
+                  "states along axis 0, across the tokens, to get one vector of size d = {d}: "
+                  "(attention_weights[:, None] * hidden_encoder_matrix).sum(axis=0), or "
+                  "attention_weights @ hidden_encoder_matrix (eq. 4)"),
             Wrong("rows weighted, not summed",
                   lambda a: a["attention_weights"][:, None] * a["hidden_encoder_matrix"],
                   "you weighted each state but did not add them up: sum the {T} weighted rows "
@@ -300,6 +308,10 @@ CHECKS = by_id(
             Wrong("concatenated weights", _dims({"concat_shape": (4, 4)}),
                   "concat_shape: (4, 4) is the weight blocks side by side; Concat joins the heads' "
                   "outputs, each T x d_v = 3 x 2"),
+            Wrong("concatenation = one head", _dims({"concat_shape": (3, 2)}),
+                  "concat_shape: (3, 2) is one head's output, T x d_v; Concat joins the h = 2 "
+                  "heads' outputs side by side, so each token's row gets h * d_v = 4 entries: "
+                  "(3, 4)"),
             Wrong("tokens in columns", _dims({"concat_shape": (4, 3)}),
                   "concat_shape: (4, 3) is d_model x T, problem set 2's convention with tokens in "
                   "columns; here tokens are rows (X is T x d_model), so the heads' outputs, each "

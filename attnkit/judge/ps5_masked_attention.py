@@ -205,8 +205,8 @@ CHECKS = by_id(
     Check(P["ps5_masked_attention"], lambda a: ref.masked_self_attention(
           a["X"], *(a[k] for k in _UDL)),
           wrong=(
-            *scales(masked_attention_variant, {k: SCALE_UDL[k] for k in ("sqrt_D", "D", "Dq",
-                                                                          "sqrt_N", "two", "four")}),
+            *scales(masked_attention_variant, {k: SCALE_UDL[k] for k in (
+                "sqrt_D", "D", "Dq", "sqrt_N", "two", "four")}),
             variant("notebook's N for the mask", masked_attention_variant,
                     "you built the mask with the notebook's N = 5, whatever X holds: on "
                     "'{case}' X has N = {N} columns, so the 5 x 5 mask does not fit the {N} x "

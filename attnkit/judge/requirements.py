@@ -149,8 +149,8 @@ KEEPS_ARGUMENTS = Requirement(
     "the values are right, but {found}: a caller that reads its array again (as the "
     "attention cells read their scores) finds your result in it, and the notebook's "
     "introduction asks you to \"leave the arrays it is given as they were\". Work on a new "
-    "array: z = z - z.max(...) rather than z -= ..., and no out= or [...] = on an argument: "
-    "you keep half the points", arguments=True)
+    "array: z = z - z.max(...) or z = z / np.sqrt(n) rather than z -= ... or z /= ..., and "
+    "no out= or [...] = on an argument: you keep half the points", arguments=True)
 
 
 def broken_requirements(require: tuple[Requirement, ...], got: list[Any], cases: list[Case],

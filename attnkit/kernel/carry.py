@@ -133,25 +133,28 @@ def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], d
     depth = depth if depth is not None else [0]
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        try:  # the arguments as passed: a helper may overwrite them in place
+            passed: dict | None = encode(_arguments(helper, args, kwargs))
+        except (TypeError, ValueError):
+            passed = None
         depth[0] += 1
         try:
             own = (helper(*args, **kwargs) if seed is None
                    else fake(name, seed, _arguments(helper, args, kwargs)))
         except Exception as error:
             if len(calls) < MAX_CALLS:
-                try:
-                    calls.append({"helper": name,
-                                  "args": encode(_arguments(helper, args, kwargs)),
-                                  "raised": f"{type(error).__name__}: {error}"[:500]})
-                except (TypeError, ValueError):
-                    calls.append({"helper": name, "unrecorded": True})
+                calls.append({"helper": name, "unrecorded": True} if passed is None else
+                             {"helper": name, "args": passed,
+                              "raised": f"{type(error).__name__}: {error}"[:500]})
             raise
         finally:
             depth[0] -= 1
         given = nudged(own, rng) if rng is not None and depth[0] == 0 else own
         if len(calls) < MAX_CALLS:
             try:
-                calls.append({"helper": name, "args": encode(_arguments(helper, args, kwargs)),
+                if passed is None:
+                    raise TypeError("arguments not recorded")
+                calls.append({"helper": name, "args": passed,
                               "own": encode(own), "value": encode(given)})
             except (TypeError, ValueError):
                 calls.append({"helper": name, "unrecorded": True})

@@ -232,6 +232,16 @@ class SelfAttentionOwnGenerator(SelfAttention):
         self.W_o = rng.normal(0, 1, (dims, dims))
 
 
+@entry("ps3_init", "ps3_forward", wrong={"ps3_init": "own generator"},
+       says=("seed nothing in __init__",))
+class SelfAttentionSeedsItself(SelfAttention):
+    """np.random.seed(0) inside __init__: every layer has the same weights."""
+
+    def __init__(self, dims):
+        np.random.seed(0)
+        super().__init__(dims)
+
+
 @entry("ps3_init", "ps3_forward", wrong={"ps3_init": "identical weights"})
 class SelfAttentionSharedInit(SelfAttention):
     """One random matrix assigned to all four attributes."""

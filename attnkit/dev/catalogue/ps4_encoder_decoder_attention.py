@@ -153,6 +153,14 @@ def get_context_vector_unsummed(attention_weights, hidden_encoder_matrix):
     return attention_weights[:, None] * hidden_encoder_matrix
 
 
+
+@entry("ps4_context_vector", wrong="weighted states summed within each state",
+       says=("axis 1", "axis=0"))
+def get_context_vector_summed_within_states(attention_weights, hidden_encoder_matrix):
+    """Weights each row, then adds along axis 1 (inside each state)."""
+    return (attention_weights[:, None] * hidden_encoder_matrix).sum(axis=1)
+
+
 # ---------------------------------------------------------------- one query
 
 
@@ -298,6 +306,9 @@ DIMENSIONS_TRANSPOSED = values(
 DIMENSIONS_STACKED = values(
     "ps4_dimensions", (4, 2), (6, 2), (4, 4), name="dimensions_stacked_heads",
     wrong="heads stacked vertically", about="Concat read as stacking the heads' rows")
+DIMENSIONS_ONE_HEAD = values(
+    "ps4_dimensions", (4, 2), (3, 2), (4, 4), name="dimensions_concat_one_head",
+    wrong="concatenation = one head", about="One head's output shape given for Concat")
 DIMENSIONS_OUTPUT = values(
     "ps4_dimensions", (4, 2), (3, 4), (3, 4), name="dimensions_W_O_as_output",
     wrong="W^O = output shape", about="The layer's output shape given for W^O")
