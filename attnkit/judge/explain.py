@@ -67,6 +67,7 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
     for wrong in () if right_given else check.wrong:  # one mistake, then two in one function
         if wrong.fn is not None and _matches(wrong, cases, got, order, close, slack, calls):
             return wrong.message(shown()), wrong.credit, wrong.name
+
     def where_shows(one: Wrong) -> dict | None:
         """The facts of the first failing case where this one mistake changes the result."""
         for i in (k for k, passed in enumerate(ok) if not passed):

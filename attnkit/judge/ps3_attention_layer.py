@@ -18,7 +18,7 @@ from attnkit.judge.misconceptions import (
     swaps,
     variant,
 )
-from attnkit.judge.requirements import Requirement
+from attnkit.judge.requirements import Requirement, overwritten_on
 from attnkit.judge.softmaxes import softmax_family, softmax_mistakes
 from attnkit.kernel.cases import Args, Case
 from attnkit.kernel.ps3_attention_layer import PROBES as P
@@ -110,13 +110,12 @@ UNSEEDED = Requirement(
 def _layer_changed(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
     """forward changed the layer's weights or the tokens it was given (the probe hands the
     weights back after the call as arguments)."""
-    for record, case in zip(records, cases, strict=False):
-        changed = record.get("changed") if isinstance(record, dict) else None
-        if isinstance(changed, list) and changed:
-            weights = [f"self.{n}" for n in changed if n in WEIGHTS]
-            what = (f"forward changed the layer's own {', '.join(weights)}" if weights
-                    else "forward overwrote the tokens x it was given")
-            return f"on {case.name} {what}"
+    if found := overwritten_on(cases, records):
+        case, changed = found
+        weights = [f"self.{n}" for n in changed if n in WEIGHTS]
+        what = (f"forward changed the layer's own {', '.join(weights)}" if weights
+                else "forward overwrote the tokens x it was given")
+        return f"on {case.name} {what}"
     return None
 
 

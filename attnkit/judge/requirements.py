@@ -134,13 +134,22 @@ def audit_case(case: Case) -> bool:
     return bool(case.args.get("audit"))
 
 
-def arguments_kept(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
-    """No call overwrote an array it was given (the probe compares each argument after it)."""
+def overwritten_on(cases: list[Case], records: list[dict]) -> tuple[Case, list[str]] | None:
+    """The first case whose call overwrote arguments, and their names (the probe compares
+    each argument after the call with a copy taken before)."""
     for record, case in zip(records, cases, strict=False):
         changed = record.get("changed") if isinstance(record, dict) else None
         if isinstance(changed, list) and changed:
-            names = ", ".join(f"`{name}`" for name in changed[:4] if isinstance(name, str))
-            return f"on {case.name} it overwrote the argument {names} it was given"
+            return case, [name for name in changed if isinstance(name, str)]
+    return None
+
+
+def arguments_kept(got: list[Any], cases: list[Case], records: list[dict]) -> str | None:
+    """No call overwrote an array it was given."""
+    if found := overwritten_on(cases, records):
+        case, changed = found
+        names = ", ".join(f"`{name}`" for name in changed[:4])
+        return f"on {case.name} it overwrote the argument {names} it was given"
     return None
 
 

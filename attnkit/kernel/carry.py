@@ -132,32 +132,38 @@ def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], d
     raises on."""
     depth = depth if depth is not None else [0]
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        try:  # the arguments as passed: a helper may overwrite them in place
-            passed: dict | None = encode(_arguments(helper, args, kwargs))
+    def encoded(value: Any) -> dict | None:
+        try:
+            return encode(value)
         except (TypeError, ValueError):
-            passed = None
+            return None
+
+    def record(passed: dict | None, **result: dict | str | None) -> None:
+        """One call's entry: its arguments and result, or "unrecorded" where either failed
+        to encode."""
+        if len(calls) >= MAX_CALLS:  # a helper's own nested calls may have filled it
+            return
+        whole = passed is not None and all(v is not None for v in result.values())
+        calls.append({"helper": name, "args": passed, **result} if whole
+                     else {"helper": name, "unrecorded": True})
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        # the arguments as passed, before the helper can overwrite them in place
+        full = len(calls) >= MAX_CALLS
+        passed = None if full else encoded(_arguments(helper, args, kwargs))
         depth[0] += 1
         try:
             own = (helper(*args, **kwargs) if seed is None
                    else fake(name, seed, _arguments(helper, args, kwargs)))
         except Exception as error:
-            if len(calls) < MAX_CALLS:
-                calls.append({"helper": name, "unrecorded": True} if passed is None else
-                             {"helper": name, "args": passed,
-                              "raised": f"{type(error).__name__}: {error}"[:500]})
+            if not full:
+                record(passed, raised=f"{type(error).__name__}: {error}"[:500])
             raise
         finally:
             depth[0] -= 1
         given = nudged(own, rng) if rng is not None and depth[0] == 0 else own
-        if len(calls) < MAX_CALLS:
-            try:
-                if passed is None:
-                    raise TypeError("arguments not recorded")
-                calls.append({"helper": name, "args": passed,
-                              "own": encode(own), "value": encode(given)})
-            except (TypeError, ValueError):
-                calls.append({"helper": name, "unrecorded": True})
+        if not full:
+            record(passed, own=encoded(own), value=encoded(given))
         return given
     return call
 

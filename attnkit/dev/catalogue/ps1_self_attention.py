@@ -637,7 +637,7 @@ def scaled_rows_of_weights(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
 @entry("ps1_scaled_attention", wrong="size ** 1/2 as size / 2", says=("D_q / 2",))
 def scaled_by_half_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """S / (D_q ** 1/2): S / (D_q / 2), the square root only for D_q = 4."""
-    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
     attentions = _softmax_cols(K.T @ Q / (Q.shape[0] ** 1/2))
     return V @ attentions, attentions
 

@@ -401,7 +401,6 @@ class SelfAttentionKeysNotTransposed(SelfAttention):
         return softmax(Q @ K / np.sqrt(self.dims)) @ V @ self.W_o
 
 
-# A forward that reads dims, a name the notebook does not define, so reading it raises
 @entry("ps3_forward", wrong="layer changed by forward", says=("self.W_q", "second call"))
 class SelfAttentionScalesItsQueries(SelfAttention):
     """Folds 1/sqrt(dims) into self.W_q on every call: right once, smaller each time."""
@@ -422,6 +421,7 @@ class SelfAttentionScalesQueriesInPlace(SelfAttention):
         return softmax(Q @ K.T) @ V @ self.W_o
 
 
+# A forward that reads dims, a name the notebook does not define, so reading it raises
 # NameError (built in a namespace without dims, as the graded notebook is).
 _NO_DIMS = {"np": np, "softmax": softmax, "SelfAttention": SelfAttention, "entry": entry}
 exec('''

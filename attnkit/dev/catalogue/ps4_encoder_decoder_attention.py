@@ -153,7 +153,6 @@ def get_context_vector_unsummed(attention_weights, hidden_encoder_matrix):
     return attention_weights[:, None] * hidden_encoder_matrix
 
 
-
 @entry("ps4_context_vector", wrong="weighted states summed within each state",
        says=("axis 1", "axis=0"))
 def get_context_vector_summed_within_states(attention_weights, hidden_encoder_matrix):
