@@ -16,7 +16,9 @@ system:
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/pip install -q -r requirements.txt
+	# requirements.txt is the whole lock, so nothing unlisted comes in (see CONTRIBUTING.md)
+	$(BIN)/pip install -q --no-deps -r requirements.txt
+	$(BIN)/pip check
 	$(BIN)/pip install -q --no-deps -e .
 	# an editable install leaves out the package's data files: formgrader's escaping on by hand
 	install -D -m 0644 deploy/jupyterhub/jupyter/jupyter_server_config.d/attnkit.json \
