@@ -10,6 +10,7 @@ import numpy as np
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, by_id
 from attnkit.judge.misconceptions import (
+    AFTER_UDL,
     ONE_MAX_COLS,
     OVERFLOW,
     SCALE_UDL,
@@ -152,6 +153,10 @@ _TRANSPOSED_C = (
     "your result matches the stacked heads mixed by omega_c transposed (omega_c.T @ stack, "
     "which is what (stack.T @ omega_c).T computes): X' = omega_c [Sa_1; ...; Sa_H] (eq. 12.11), "
     "so multiply by omega_c itself, on the left: omega_c @ np.vstack(outputs)")
+_ROWS_ORDER = (
+    "your result has shape {N} x {D}: you computed stack.T @ omega_c, the tokens-in-rows "
+    "product of problem sets 3 and 4. Here the tokens are columns: X' = omega_c [Sa_1; ...; "
+    "Sa_H] (eq. 12.11), omega_c @ np.vstack(outputs), a {D} x {N} matrix")
 _DICT_ORDER = (
     "your result matches passing each head's values in the order its dictionary holds them "
     "(*head.values()): a dictionary's order is the order its keys were written, which is not "
@@ -229,6 +234,8 @@ CHECKS = by_id(
     Check(P["ps2_single_head"], lambda a: udl_attention(scaled=True)(a)[0],
           wrong=(
             *scales(_sa, _SCALE_HEAD),
+            Wrong("scaled after softmax", lambda a: _sa(a, scale="sqrt_Dq", after=True),
+                  AFTER_UDL),
             Wrong("returned the attention too",
                   lambda a: list(attention_variant(a, scale="sqrt_Dq")),
                   "you returned (X', attentions) as in problem set 1; single_head_attention "
@@ -266,6 +273,7 @@ CHECKS = by_id(
               for o in _ORDERS),
             *(_in_order(o, _mh, "both heads'") for o in _ORDERS),
             variant("omega_c transposed", _mh, _TRANSPOSED_C, mix="transposed"),
+            variant("mixed in rows order", _mh, _ROWS_ORDER, mix="rows"),
             *(_biases_in(o, _mh, "both heads'") for o in _BIAS_ORDERS),
           ),
           label="2 heads"),
@@ -312,6 +320,7 @@ CHECKS = by_id(
             variant("heads' values in dictionary order", _mh_general, _DICT_ORDER,
                     order="dict"),
             variant("omega_c transposed", _mh_general, _TRANSPOSED_C, mix="transposed"),
+            variant("mixed in rows order", _mh_general, _ROWS_ORDER, mix="rows"),
             *(_biases_in(o, _mh_general, "each head's") for o in _BIAS_ORDERS),
           ),
           require=(SAME_TWICE,),

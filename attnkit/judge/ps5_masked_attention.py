@@ -17,6 +17,7 @@ import numpy as np
 from attnkit.judge import reference as ref
 from attnkit.judge.check import Check, Sample, Written, by_id
 from attnkit.judge.misconceptions import (
+    AFTER_UDL,
     SCALE_UDL,
     Swap,
     Wrong,
@@ -43,7 +44,8 @@ def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf
     ``fill`` is what the masked scores are replaced by; ``empty="raw"`` keeps whatever a
     fully masked column gives (nan for -inf, uniform weights for -1e9) instead of zeros;
     ``after="renormalised"`` zeroes the masked weights after the softmax and divides by
-    what is left.
+    what is left; ``stable="column max"`` shifts each column by its largest score, masked
+    ones included (", allowed only": and writes the allowed weights alone).
     """
     S, mask = np.asarray(S, dtype=float), np.asarray(mask, dtype=bool)
     if invert:
@@ -59,9 +61,13 @@ def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf
             return W / total
         return np.where(total > 0, W / np.where(total > 0, total, 1.0), 0.0)
     Z = np.where(mask, S, {"-inf": -np.inf, "zero": 0.0, "-1e9": -1e9}[fill])
-    top = Z.max() if stable == "one max" else Z.max(axis=axis, keepdims=True)
+    top = (Z.max() if stable == "one max" else
+           S.max(axis=axis, keepdims=True) if str(stable).startswith("column max") else
+           Z.max(axis=axis, keepdims=True))
     e = np.exp(Z - top) if stable else np.exp(Z)
     W = e / e.sum(axis=axis, keepdims=True)
+    if stable == "column max, allowed only":  # weights written at the allowed entries alone
+        W = np.where(mask, W, 0.0)
     if empty == "raw":
         return W
     return np.where(mask.any(axis=axis, keepdims=True), W, 0.0)
@@ -94,21 +100,23 @@ def masked_attention_variant(a: Args, *, mask: str = "causal", fill: str = "-inf
                              axis: int = 0, order: str = "KtQ", biases: str = "qkv",
                              values: str = "V", stable: bool | str = True,
                              swap: Swap | None = None, use: str = "qkv",
-                             weights_by: str = "A") -> tuple[np.ndarray, np.ndarray]:
+                             weights_by: str = "A", late: bool = False
+                             ) -> tuple[np.ndarray, np.ndarray]:
     """Causal UDL attention (tokens in columns) with one thing done wrong; returns (X', A).
     ``mask="from D"`` sizes the causal mask by the rows of X (D) instead of its columns;
-    ``use`` and ``weights_by`` as in ``attention_variant``."""
+    ``use`` and ``weights_by`` as in ``attention_variant``; ``late``: the weights divided
+    by the scale after the softmax."""
     X = a["X"]
     Q, K, V = projections(a, biases, swap, use=use)
-    S = (K.T @ Q if order == "KtQ" else Q.T @ K) / divisor(scale, D=X.shape[0],
-                                                          Dq=Q.shape[0], N=X.shape[1])
+    by = divisor(scale, D=X.shape[0], Dq=Q.shape[0], N=X.shape[1])
+    S = (K.T @ Q if order == "KtQ" else Q.T @ K) / (1.0 if late else by)
     M = _mask(mask, X)
     def own() -> np.ndarray:
         return masked_softmax_variant(S, M, fill=fill, empty=empty, after=after, axis=axis,
                                       stable=stable)
     standard = (fill, empty, after, axis, stable) == ("-inf", "zero", False, 0, True)
     A = np.asarray(helped("masked_softmax_cols", S, M, otherwise=own) if standard else own(),
-                   dtype=float)
+                   dtype=float) / (by if late else 1.0)
     return (X if values == "X" else V) @ (A.T if weights_by == "At" else A), A
 
 
@@ -128,6 +136,12 @@ def _renormalised(example: str = "") -> str:
 
 
 _RENORMALISED = _renormalised(" (the hidden test has one of 900)")
+_COLUMN_MAX = ("you shifted each column by its largest score, masked ones included: where a "
+               "masked score lies far above the allowed ones (on {case}), every allowed "
+               "exponent underflows to 0 and 0 / 0 gives nan. (M2) subtracts the largest "
+               "allowed score: "
+               "mask first, then take the maximum, np.where(mask, scores, -np.inf).max(axis=0, "
+               "keepdims=True): you keep half the points")
 _ZERO_MASK = ("you replaced the masked scores by 0, but a score of 0 still gets weight "
               "exp(0) = 1 before normalising, so masked entries keep a share. Replace them by "
               "-inf (np.where(mask, scores, -np.inf)): exp(-inf) = 0")
@@ -182,6 +196,9 @@ CHECKS = by_id(
             variant("mask after the softmax", _masked_softmax, _AFTER_MASK, after=True),
             variant("renormalised after the softmax", _masked_softmax, _RENORMALISED, 0.5,
                     after="renormalised"),
+            *(variant("shifted by the column's maximum, masked included", _masked_softmax,
+                      _COLUMN_MAX, 0.5, stable=form)
+              for form in ("column max", "column max, allowed only")),
             variant("masked with 0 instead of -inf", _masked_softmax, _ZERO_MASK, fill="zero",
                     empty="raw"),
             variant("nan on a fully masked column", _masked_softmax, _NAN_EMPTY, 0.5,
@@ -219,6 +236,8 @@ CHECKS = by_id(
                     mask="from D"),
             Wrong("mask after the softmax", lambda a: masked_attention_variant(a, after=True),
                   _AFTER_MASK),
+            Wrong("scaled after softmax", lambda a: masked_attention_variant(a, late=True),
+                  AFTER_UDL),
             variant("renormalised after the softmax", masked_attention_variant,
                     _renormalised(), 0.5,
                     after="renormalised", empty="raw"),

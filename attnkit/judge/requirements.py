@@ -159,7 +159,8 @@ KEEPS_ARGUMENTS = Requirement(
     "attention cells read their scores) finds your result in it, and the notebook's "
     "introduction asks you to \"leave the arrays it is given as they were\". Work on a new "
     "array: z = z - z.max(...) or z = z / np.sqrt(n) rather than z -= ... or z /= ..., and "
-    "no out= or [...] = on an argument: you keep half the points", arguments=True)
+    "no out= or [...] = on an argument (z = np.asarray(x) or z = x is the same array, "
+    "np.array(x) a copy): you keep half the points", arguments=True)
 
 
 def broken_requirements(require: tuple[Requirement, ...], got: list[Any], cases: list[Case],

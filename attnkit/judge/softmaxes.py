@@ -25,7 +25,8 @@ def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator:
                     keepdims: bool | str = True, clean: bool = False) -> np.ndarray:
     """A softmax along ``axis`` with the shift, the denominator or the sums done wrong
     (``keepdims="neither"``: the maxima and the sums without keepdims, "max": the maxima
-    only; shift "cross": each line of the other axis shifted by its own maximum)."""
+    only; shift "cross": each line of the other axis shifted by its own maximum; denominator
+    "cross": divided by the sums of the other axis's lines)."""
     z = np.asarray(z, dtype=float)
     other = 0 if axis in (-1, z.ndim - 1) else -1
     shifted = {"line": lambda: z - z.max(axis=axis, keepdims=keepdims not in ("neither",
@@ -41,7 +42,8 @@ def softmax_variant(z: Any, axis: int = -1, *, shift: str = "line", denominator:
                "clip": lambda: np.clip(z, -CLIP, CLIP)}[shift]()
     e = np.exp(shifted)
     below = np.exp(z) if denominator == "unshifted" else e
-    weights = e / below.sum(axis=axis, keepdims=keepdims in (True, "max"))
+    summed = other if denominator == "cross" else axis
+    weights = e / below.sum(axis=summed, keepdims=keepdims in (True, "max"))
     return np.nan_to_num(weights) if clean else weights
 
 
@@ -101,6 +103,12 @@ def softmax_mistakes(family: Callable[..., Any], axis: int, line: str, *,
             f"{line} normalised, and each {across}'s maximum is not, so the weights change. "
             f"Subtract each {line}'s own maximum: np.max(z, axis={axis}, keepdims=True)",
             shift="cross"))
+        out.append(variant(
+            f"divided by each {across}'s sum", family,
+            f"you shifted each {line} by its own maximum but divided by each {across}'s sum "
+            f"(e.sum(axis={other})), so your {line}s do not sum to 1. Divide by the sum of "
+            f"the {line} itself, along the axis of the maximum: e.sum(axis={axis}, "
+            "keepdims=True)", denominator="cross"))
     for shift in (("mean", "min", "first") if line else ()) if shifts is None else shifts:
         name, what = SHIFTS[shift]
         what = what.replace("the scores", f"each {line}") if line else what

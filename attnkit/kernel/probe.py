@@ -54,6 +54,8 @@ def overwritten(before: Any, after: Any) -> bool:
                         and np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"))
         except TypeError:
             return False
+    if isinstance(before, float):  # an entry of a list of scores
+        return not (after == before or (before != before and after != after))
     if isinstance(before, (list, tuple)) and isinstance(after, (list, tuple)):
         return len(before) != len(after) or any(map(overwritten, before, after))
     if isinstance(before, dict) and isinstance(after, dict):

@@ -34,14 +34,16 @@ def udl_tokens() -> tuple[list[np.ndarray], Args]:
 
 
 def ps1_softmax_cases(seed: int) -> list[Case]:
+    """Lists and 1-D arrays, as section 1 allows: an array shows a softmax that shifts it
+    in place."""
     rng = seeded_rng(seed, "ps1_softmax")
     return [
         Case("pinned [1, 2, 3]", {"items_in": [1.0, 2.0, 3.0]}, pinned=True),
-        Case("7 random scores", {"items_in": list(rng.normal(0, 3, 7))}),
+        Case("7 random scores", {"items_in": rng.normal(0, 3, 7)}),
         Case("a single score", {"items_in": [float(rng.normal())]}),
         Case("logits near 1000", {"items_in": list(1000 + rng.normal(0, 2, 5))}, large=True),
-        Case("scores 800 apart", {"items_in": list(rng.permutation(
-            [*rng.normal(0, 2, 4), -800 + rng.normal()]))}),
+        Case("scores 800 apart", {"items_in": rng.permutation(
+            [*rng.normal(0, 2, 4), -800 + rng.normal()])}),
         Case("the lowest first, 800 below", {"items_in": [-800 + float(rng.normal()),
                                                           *rng.normal(0, 2, 4)]}),
         Case("the largest first, one 800 below", {"items_in": [
@@ -221,7 +223,7 @@ _QKV = ("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 _PARAMS = {k: k for k in _QKV[1:]}
 
 PROBES = by_id(
-    Probe("ps1_softmax", ps1_softmax_cases, lambda t, a: t[0](list(a["items_in"])),
+    Probe("ps1_softmax", ps1_softmax_cases, lambda t, a: t[0](a["items_in"]),
           pinned={"items_in": "[1.0, 2.0, 3.0]"}),
     Probe("ps1_self_attention_loop", ps1_loop_cases, named("all_x", *_QKV[1:]),
           pinned={"all_x": "all_x", **_PARAMS}),

@@ -95,6 +95,35 @@ def softmax_with_fallback(items_in):
     return weights
 
 
+@entry("ps1_softmax", wrong="arguments overwritten", says=("overwrote the argument `items_in`",
+                                                           "np.asarray"))
+def softmax_shifted_in_place(items_in):
+    """np.asarray hands a float array back as it is: -= shifts the caller's scores."""
+    z = np.asarray(items_in, dtype=float)
+    z -= z.max()
+    e = np.exp(z)
+    return e / e.sum()
+
+
+@entry("ps1_softmax", wrong="arguments overwritten", says=("overwrote the argument `items_in`",))
+def softmax_list_shifted_in_place(items_in):
+    """Each score shifted where it stands: the caller's list or array keeps the shift."""
+    top = max(items_in)
+    for i in range(len(items_in)):
+        items_in[i] -= top
+    exps = [math.exp(z) for z in items_in]
+    return np.array(exps) / sum(exps)
+
+
+@entry("ps1_softmax")
+def softmax_in_place_on_a_copy(items_in):
+    """The same -= on its own copy (np.array copies): the caller's scores are kept."""
+    z = np.array(items_in, dtype=float)
+    z -= z.max()
+    np.exp(z, out=z)
+    return z / z.sum()
+
+
 # ---------------------------------------------------------------- 2. loops
 
 
@@ -238,6 +267,13 @@ def softmax_cols_global_shift(data_in):
     it underflows to 0 / 0."""
     exp_values = np.exp(data_in - np.max(data_in))
     return exp_values / np.sum(exp_values, axis=0)
+
+
+@entry("ps1_softmax_cols", wrong="divided by each row's sum", says=("each row's sum",))
+def softmax_cols_row_sums(data_in):
+    """Each column shifted by its own maximum, then divided by the row sums."""
+    e = np.exp(data_in - data_in.max(axis=0, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 @entry("ps1_softmax_cols", wrong="row maxima without keepdims", says=("keepdims",))

@@ -513,6 +513,32 @@ def multihead_omega_c_transposed(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_
     return omega_c.T @ np.vstack([h1, h2])
 
 
+@entry("ps2_multihead_scaled", wrong="mixed in rows order", says=("stack.T @ omega_c",))
+def multihead_mixed_in_rows_order(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                  omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                  omega_c):
+    """stack.T @ omega_c, as tokens in rows would have it: an N x D result."""
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return np.vstack((h1, h2)).T @ omega_c
+
+
+@entry("ps2_multihead_general", wrong="mixed in rows order", says=("stack.T @ omega_c",))
+def multihead_general_mixed_in_rows_order(X, heads, omega_c):
+    """stack.T @ omega_c for any number of heads."""
+    stack = np.vstack([single_head_attention(X, **head) for head in heads])
+    return stack.T @ omega_c
+
+
+@entry("ps2_single_head", wrong="scaled after softmax", says=("after the softmax",))
+def single_head_scaled_after_softmax(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The head's output divided by sqrt(D_q), not its scores."""
+    Q = beta_q + omega_q @ X
+    K = beta_k + omega_k @ X
+    V = beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q) / np.sqrt(Q.shape[0])
+
+
 @entry("ps2_single_head", wrong="first bias entry only", says=("beta[0]",))
 def single_head_first_bias_entry(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """Adds beta[0], one number, instead of the bias column."""

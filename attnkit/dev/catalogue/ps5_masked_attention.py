@@ -173,6 +173,29 @@ def masked_softmax_renormalised_guarded(scores, mask):
     return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)
 
 
+@entry("ps5_masked_softmax", wrong="shifted by the column's maximum, masked included",
+       says=("masked ones included", "underflows"))
+def masked_softmax_column_max_loop(scores, mask):
+    """Per column: the exponentials of the allowed scores, shifted by the column's maximum."""
+    weights = np.zeros(scores.shape)
+    for n in range(scores.shape[1]):
+        allowed = mask[:, n]
+        if allowed.any():
+            exps = np.exp(scores[allowed, n] - scores[:, n].max())
+            weights[allowed, n] = exps / exps.sum()
+    return weights
+
+
+@entry("ps5_masked_softmax", wrong="shifted by the column's maximum, masked included",
+       says=("masked ones included",))
+def masked_softmax_column_max(scores, mask):
+    """-inf where masked, but the shift taken from the scores before masking."""
+    masked = np.where(mask, scores, -np.inf)
+    exps = np.exp(masked - scores.max(axis=0, keepdims=True))
+    totals = exps.sum(axis=0, keepdims=True)
+    return np.where(mask.any(axis=0, keepdims=True), exps / totals, 0.0)
+
+
 @entry("ps5_masked_softmax", wrong="uniform weights on a fully masked column",
        says=("-1e9",))
 def masked_softmax_big_negative(scores, mask):
@@ -222,6 +245,16 @@ def _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
 def _softmax_cols(scores):
     exps = np.exp(scores - scores.max(axis=0, keepdims=True))
     return exps / exps.sum(axis=0, keepdims=True)
+
+
+@entry("ps5_masked_attention", wrong="scaled after softmax", says=("after the softmax",))
+def masked_attention_scaled_after(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """The masked weights divided by sqrt(D_q), not the scores."""
+    Q, K, V = _qkv(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    N = X.shape[1]
+    allowed = np.triu(np.ones((N, N), dtype=bool))
+    attentions = _softmax_cols(np.where(allowed, K.T @ Q, -np.inf)) / np.sqrt(Q.shape[0])
+    return V @ attentions, attentions
 
 
 @entry("ps5_masked_attention", wrong="scale sqrt(D)", says=("sqrt(D_q)",))
