@@ -17,7 +17,8 @@ from traitlets.config import Config
 from attnkit.dev.charged import grade_all, kernel, targets
 from attnkit.judge.carry import Charged, carry
 from attnkit.judge.registry import checks
-from attnkit.judge.verdicts import Verdict, drawn_cases, judge
+from attnkit.judge.verdicts import Verdict, drawn_cases, globals_read, judge
+from attnkit.kernel.carry import origins
 from attnkit.kernel.probe import encode, records
 from attnkit.pipeline.preprocessors import JudgeProbes
 
@@ -427,3 +428,22 @@ def test_a_borrowed_helper_does_not_cover_a_second_mistake_of_the_cell() -> None
                                                  "softmax_cols(2 * K.T @ Q)")
     verdicts = grade_all(PS1, ps1_cells(LOOP_WITH_PROJ, unscaled_twice), SEED)
     assert verdicts["ps1_self_attention"].score == 0.0, verdicts["ps1_self_attention"].message
+
+
+def test_the_probe_names_only_the_data_globals_a_cell_loads() -> None:
+    """A global loaded by the target or a notebook helper it calls is named with what it
+    holds; an attribute (``x.T``) is not the global ``T``, and a module or function is not
+    data."""
+    space: dict = {"np": np}
+    exec(compile("T = 3\nh_e = np.ones((4, 3))\n"
+                 "def helper(x):\n    return x.T @ h_e\n"
+                 "def target(x):\n    return np.sum(helper(x))\n", "<cell>", "exec"), space)
+    assert origins((space["target"],))["read"] == {"h_e": "4 x 3 array"}
+
+
+def test_the_judge_keeps_only_well_formed_global_names() -> None:
+    """The record comes from the student's kernel: names and descriptions that are not plain
+    identifiers and shapes are dropped before a hint quotes them."""
+    read = {"omega_c": "8 x 8 array", "<b>x</b>": "5", "N": "<script>", "D": "4"}
+    assert globals_read([{"cells": {"read": read}}]) == {"omega_c": "8 x 8 array", "D": "4"}
+    assert globals_read([{"cells": {"read": ["omega_c"]}}]) == {}

@@ -9,6 +9,7 @@ finiteness) explain it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -186,10 +187,25 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     except Exception:  # noqa: BLE001 - a malformed result must not crash grading
         first = next(c for c, passed in zip(cases, ok, strict=True) if not passed)
         hint, credit, name = f"your result on {first.name} is not right", 0.0, "values differ"
+    if name == "hard-coded" and (read := globals_read(records)):
+        hint += (f". Your code reads the notebook's global{'s' * (len(read) > 1)} " + ", ".join(
+            f"`{n}` ({what})" for n, what in read.items()) + ", the same whatever the "
+            "arguments hold")
     if broken:  # both mistakes, each named
         also, kept, names = unmet(broken)
         hint, name, credit = f"{hint}. Also: {also}", f"{name}; {names}", min(credit, kept)
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
+
+
+def globals_read(records: list) -> dict[str, str]:
+    """The notebook globals holding data that the cell's functions load (the probe's
+    record): name -> what it holds, in a few words."""
+    cells = records[0].get("cells") if records and isinstance(records[0], dict) else None
+    read = cells.get("read") if isinstance(cells, dict) else None
+    if not isinstance(read, dict):
+        return {}
+    return {n: w for n, w in list(read.items())[:8] if isinstance(n, str) and n.isidentifier()
+            and len(n) <= 40 and isinstance(w, str) and re.fullmatch(r"[\w .+-]{1,30}", w)}
 
 
 def helper_calls(records: list[dict]) -> list[list | None]:

@@ -14,6 +14,7 @@ answer; the judge replays the reference maths on the recorded calls
 from __future__ import annotations
 
 import contextlib
+import dis
 import hashlib
 import inspect
 from collections.abc import Callable, Iterator
@@ -215,8 +216,9 @@ def origins(targets: tuple) -> dict:
     """Which cell defined the student's targets (IPython's file name for its code), and the
     notebook functions they reach, directly or through each other, that another cell
     defined: name -> that cell's file. The judge charges a mistake made in such a borrowed
-    helper at the cell that defined it (``attnkit.judge.charges.borrowed``). Nothing (an
-    empty record) where a student's object breaks the walk."""
+    helper at the cell that defined it (``attnkit.judge.charges.borrowed``). ``read``: the
+    notebook globals holding data that these functions load, which a hint can name. Nothing
+    (an empty record) where a student's object breaks the walk."""
     try:
         return _origins(targets)
     except Exception:  # noqa: BLE001 - a student's object may raise on any access
@@ -227,6 +229,7 @@ def _origins(targets: tuple) -> dict:
     todo = [f for t in targets for f in _functions(t)]
     own = sorted({f.__code__.co_filename for f in todo})
     borrowed: dict[str, str] = {}
+    read: dict[str, str] = {}
     seen: set[int] = set()
     while todo and len(seen) < MAX_FUNCTIONS:
         fn = todo.pop()
@@ -236,8 +239,44 @@ def _origins(targets: tuple) -> dict:
         for name in sorted(_names(fn.__code__)):
             for found in _functions(fn.__globals__.get(name)):
                 file = found.__code__.co_filename
-                if any(mark in file for mark in CELL_FILES):
+                if any(mark in file for mark in CELL_FILES) or \
+                        found.__globals__ is fn.__globals__:  # the notebook's, however named
                     todo.append(found)
                     if file not in own:
                         borrowed.setdefault(name, file)
-    return {"own": own, "borrowed": borrowed}
+        for name in sorted(_globals_loaded(fn.__code__)):
+            if len(read) < MAX_READ and (what := _data(fn.__globals__.get(name))):
+                read.setdefault(name, what)
+    return {"own": own, "borrowed": borrowed, "read": read}
+
+
+MAX_READ = 8  # notebook globals named per cell
+
+
+def _globals_loaded(code: Any) -> set[str]:
+    """The names a function's code (and the code nested in it) loads as globals."""
+    names = {i.argval for i in dis.get_instructions(code)
+             if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)}
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _globals_loaded(const)
+    return names
+
+
+def _data(value: Any) -> str:
+    """A notebook global holding data, in a few words ("8 x 8 array", "5"); "" otherwise."""
+    try:
+        return _described(value)
+    except Exception:  # noqa: BLE001 - a student's object may raise on any access
+        return ""
+
+
+def _described(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return " x ".join(map(str, value.shape)) + " array" if value.ndim else "a number"
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, (np.ndarray, int, float, dict)) for v in value[:8]):
+        return f"a list of {len(value)}"
+    return ""

@@ -343,6 +343,17 @@ def multihead_general_reversed(X, heads, omega_c):
     return omega_c @ stack
 
 
+def mix_heads(stack):
+    """Mixes the stacked heads with the notebook's omega_c, not the caller's."""
+    return omega_c @ stack
+
+
+@entry("ps2_multihead_general", wrong="hard-coded", says=("global `omega_c` (8 x 8 array)",))
+def multihead_general_helper_reads_global(X, heads, omega_c):
+    """Its helper mix_heads reads the notebook's omega_c: right on the notebook's data."""
+    return mix_heads(np.vstack([single_head_attention(X, **head) for head in heads]))
+
+
 @entry("ps2_multihead_general", wrong="notebook's head count", says=("heads[1]",))
 def multihead_general_two_heads_only(X, heads, omega_c):
     """Uses heads[0] and heads[1] only, as in part 3."""
