@@ -1,11 +1,6 @@
 """``attnkit``: the course kit's command line."""
-# ruff: noqa: E402 - the lazy_iri hook must come before nbformat is imported
 
 from __future__ import annotations
-
-from attnkit import upstream
-
-upstream.skip_iri_grammar()
 
 import argparse
 import shutil

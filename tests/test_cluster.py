@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from helpers.graded import ASSIGNMENT, GRADED, copy_graded
 
-from attnkit import upstream
 from attnkit.grading.cluster import frozen_imports, grades_locally
 from attnkit.upstream.workers import COURSE_ENV, start_worker_server
 
@@ -33,28 +32,24 @@ def test_which_commands_start_the_worker_server(args: list[str], expected: bool)
 
 
 def loaded(names: list[str], answers: multiprocessing.SimpleQueue) -> None:
-    """In a forked worker: which of ``names`` it had imported before running anything (a
-    module the ``lazy_iri`` hook blocked is in ``sys.modules`` as None, not imported), how
+    """In a forked worker: which of ``names`` it had imported before running anything, how
     many objects its collector ignores, and whether it collects the rest."""
     answers.put(({name: sys.modules.get(name) is not None for name in names},
                  gc.get_freeze_count(), gc.isenabled()))
 
 
 def test_workers_fork_with_the_grader_imported_and_frozen() -> None:
-    """...and without jsonschema's IRI grammar, which the server would compile in about
-    0.5 s of every service start (hook ``lazy_iri``; nbformat, imported first, never uses
-    it)."""
     start_worker_server()
     context = multiprocessing.get_context("forkserver")
     answers = context.SimpleQueue()
-    names = ["attnkit.grading.grader", "nbgrader.apps", "jsonschema", "rfc3987_syntax"]
+    names = ["attnkit.grading.grader", "nbgrader.apps", "jsonschema"]
     worker = context.Process(target=loaded, args=(names, answers))
     worker.start()
     worker.join(60)
     assert worker.exitcode == 0
     imported, frozen, collecting = answers.get()
     assert imported == {"attnkit.grading.grader": True, "nbgrader.apps": True,
-                        "jsonschema": True, "rfc3987_syntax": not upstream.enabled("lazy_iri")}
+                        "jsonschema": True}
     assert frozen > 200_000  # Dask, nbgrader and the rest: never scanned by its collections
     assert collecting
 

@@ -110,16 +110,6 @@ def test_dask_forks_workers_from_the_forkserver_with_its_own_preload_first() -> 
         "spawn", "forkserver", "fork")
 
 
-@canary("lazy_iri")
-def test_jsonschema_loads_the_iri_grammar_that_nbformat_never_uses() -> None:
-    import jsonschema._format
-    import nbformat as nbf
-
-    assert "rfc3987_syntax" in inspect.getsource(jsonschema._format)
-    schemas = Path(nbf.__file__).parent.rglob("*.json")
-    assert not [s for s in schemas if '"iri' in s.read_text()], "nbformat now checks IRIs"
-
-
 @canary("one_parse")
 def test_html_pages_need_no_second_parse_once_every_image_has_alt_text(
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,15 +1,10 @@
 """``attnkit autograde ASSIGNMENT...``: its options, and the run's summary on the terminal."""
-# ruff: noqa: E402 - third-party imports follow the lazy_iri hook below
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-
-from attnkit import upstream
-
-upstream.skip_iri_grammar()  # before nbformat is imported
 
 from nbgrader.coursedir import CourseDirectory
 

@@ -3,7 +3,6 @@ hand them to a Dask cluster one task per submission, and record each outcome as 
 
 All assignments of a run share one cluster, so its workers and their warm kernels start once.
 """
-# ruff: noqa: E402 - third-party imports follow the lazy_iri hook below
 
 from __future__ import annotations
 
@@ -15,10 +14,6 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from attnkit import upstream
-
-upstream.skip_iri_grammar()  # before nbformat is imported
 
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Config

@@ -21,13 +21,8 @@ course's config for grading, the kernel's preflight), ``task`` (the worker
 side), ``records`` (submissions, gradebook rows, per-submission records),
 ``coordinator`` (planning and the fan-out) and ``cli`` (the command line).
 """
-# ruff: noqa: E402 - the imports follow the lazy_iri hook below
 
 from __future__ import annotations
-
-from attnkit import upstream
-
-upstream.skip_iri_grammar()  # before nbformat is imported
 
 from attnkit.course import load_config
 from attnkit.grading.cli import add_arguments, main

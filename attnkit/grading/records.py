@@ -6,7 +6,6 @@ task starts, so workers never race to create them. A submission's record (its fi
 or its failure log) lives in ``.attnkit/autograde/ASSIGNMENT/`` and says whether an unchanged
 submission may be skipped next time.
 """
-# ruff: noqa: E402 - third-party imports follow the lazy_iri hook below
 
 from __future__ import annotations
 
@@ -22,10 +21,6 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-
-from attnkit import upstream
-
-upstream.skip_iri_grammar()  # before nbformat is imported
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI

@@ -4,16 +4,11 @@ kernel that runs the notebooks, and whether that kernel can start at all.
 The coordinator and every worker derive these from the course's ``nbgrader_config.py``
 alike, so they agree on the kernel without a config being sent to the workers.
 """
-# ruff: noqa: E402 - third-party imports follow the lazy_iri hook below
 
 from __future__ import annotations
 
 import copy
 import os
-
-from attnkit import upstream
-
-upstream.skip_iri_grammar()  # before nbformat is imported
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from nbgrader.converters import Autograde
@@ -21,7 +16,7 @@ from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
-from attnkit import sandbox
+from attnkit import sandbox, upstream
 from attnkit.upstream.execution import KernelStart, PromptClient
 
 KERNEL_ENV = "ATTNKIT_KERNEL"

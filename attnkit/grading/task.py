@@ -4,7 +4,6 @@ process, and what they answer when a submission fails.
 Dask sends these functions by reference, so a worker imports this module to run them (a
 local worker has it already: ``attnkit.grading.worker`` imports the grader).
 """
-# ruff: noqa: E402 - third-party imports follow the lazy_iri hook below
 
 from __future__ import annotations
 
@@ -14,10 +13,6 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-
-from attnkit import upstream
-
-upstream.skip_iri_grammar()  # before nbformat is imported
 
 import nbformat
 from nbformat.validator import MissingIDFieldWarning

@@ -8,11 +8,9 @@ import gc
 import os
 from pathlib import Path
 
-from attnkit import upstream
 from attnkit.grading.cluster import frozen_imports
 from attnkit.upstream.workers import COURSE_ENV
 
-upstream.skip_iri_grammar()  # before nbformat, below, imports jsonschema
 with frozen_imports():
     import distributed  # noqa: F401
     import nbformat

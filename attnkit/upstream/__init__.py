@@ -1,7 +1,7 @@
 """Every place the kit reaches into another project's internals, named and switchable.
 
 The kit's speed comes partly from hooks into nbgrader, nbconvert, nbclient, jupyter_client,
-jsonschema and Dask that those projects do not promise to keep. Each hook lives in this
+and Dask that those projects do not promise to keep. Each hook lives in this
 subpackage (the warm kernels, in ``attnkit.sandbox``, are the one exception: they are the
 sandbox's own provisioner) and is listed in ``HOOKS`` with what it relies on and what it buys.
 ``tests/test_upstream.py`` checks, in seconds and without kernels, every reliance named here,
@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import sys
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
@@ -83,11 +82,6 @@ HOOKS = {
         "feedback pages written by their template alone, not parsed and written again: "
         "about 0.1 s less per page",
         (("nbconvert", "7.17"),)),
-    "lazy_iri": Hook(
-        "jsonschema's format checker imports rfc3987_syntax when present and compiles its "
-        "IRI grammar at import; nbformat never checks the iri formats",
-        "about 2 s of CPU less in every grading process",
-        (("jsonschema", "4.26"),)),
     "escaped_formgrader": Hook(
         "nbgrader.server_extensions.formgrader (0.9): its handlers render with the Jinja "
         "environment in the tornado setting nbgrader_jinja2_env; the head blocks and "
@@ -133,10 +127,3 @@ def _unknown_release(name: str) -> str:
             logging.getLogger(__name__).warning(said)
             return said
     return ""
-
-
-def skip_iri_grammar() -> None:
-    """Hook ``lazy_iri``: before nbformat is imported, make jsonschema's optional IRI
-    grammar look absent (only the "iri" formats go unchecked, which nbformat never uses)."""
-    if applies("lazy_iri"):
-        sys.modules.setdefault("rfc3987_syntax", None)
