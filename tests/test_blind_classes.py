@@ -18,12 +18,19 @@ pytestmark = pytest.mark.slow  # the classes graded in-process: in make test, no
 
 BLIND = Path(__file__).resolve().parent / "data" / "blind"
 SEED = 5
-CLASSES = ("class6", "class7", "class8", "class9", "class10", "class11")
+CLASSES = ("class6", "class7", "class8", "class9", "class10", "class11", "class12")
 # (student, ps, function): charged nowhere, a known gap of the kit, listed in the docs
 NOWHERE = {
     ("blind7_s6", "ps1_self_attention", "check_equivariance"),  # the transposed P tests perm's
     ("blind7_s8", "ps1_self_attention", "_perm_matrix"),  # inverse: the same answer, always
     ("blind7_s8", "ps4_encoder_decoder_attention", "_as_1d"),  # fails only on size-1 vectors
+}
+
+# (student, ps, function): a call to a function the notebook defines only in a later cell,
+# a NameError when the cells run in order (nbgrader, benchmarks/blind_class.py) but not here,
+# where every cell has run before the checks
+LATER_CELL = {
+    ("blind12_s9", "ps1_self_attention", "softmax"),  # calls softmax_cols, defined below
 }
 
 # (student, ps, function): a helper written in one graded function's cell whose mistake shows
@@ -69,6 +76,9 @@ def test_a_correct_hand_in_keeps_every_point(name: str, student: str, ps: str) -
 def test_a_labelled_bug_costs_points_at_its_own_cell(name: str, label: dict) -> None:
     key = (label["student"], label["ps"], label["function"])
     verdict = graded(name, label["student"], label["ps"])[own_cell(label["ps"], label)]
+    if key in LATER_CELL:
+        assert verdict.full, f"{key} fails in-process now: take it off LATER_CELL"
+        return
     if key in NOWHERE:  # once the kit catches one, take it off the list
         assert verdict.full, f"{key} is caught now: take it off NOWHERE"
         return

@@ -1,8 +1,9 @@
 """What a crash says about its cause, where the error alone tells it: the student's own
-assert, np.max of a fully masked column, a float mask used as an index, an index past the
-end of an axis, an array unpacked along the wrong axis, a D x D matrix where a D x N one
-belongs. Each reading needs only the error message and the case's facts
-(``attnkit.judge.misconceptions.describe``); other errors are shown as they came."""
+assert, a name not defined when the test runs, np.max of a fully masked column, a float mask
+used as an index, an index past the end of an axis, an array unpacked along the wrong axis,
+a D x D matrix where a D x N one belongs. Each reading needs only the error message and the
+case's facts (``attnkit.judge.misconceptions.describe``); other errors are shown as they
+came."""
 
 from __future__ import annotations
 
@@ -104,11 +105,28 @@ def _features_for_tokens(error: str, facts: dict[str, Any]) -> str | None:
             "np.ones((1, X.shape[1]))")
 
 
+_UNDEFINED = re.compile(r"name '(\w{1,60})' is not defined")
+
+
+def _undefined(error: str, facts: dict[str, Any]) -> str | None:
+    match = _UNDEFINED.search(error)
+    if not match:
+        return None
+    name = match.group(1)
+    return (f"your code raised NameError on {facts['case']}: `{name}` does not exist when "
+            "this cell's test runs. The grader runs the notebook from the top, as Kernel → "
+            "Restart & Run All does, and the hidden test runs right after your cell: if "
+            f"`{name}` is misspelt, defined only in a later cell, or in a cell you have since "
+            "deleted, define what your function needs in its own cell or above it")
+
+
 def crash_reading(error: str, facts: dict[str, Any]) -> str | None:
     """A hint naming the cause of ``error`` (``"Type: message"``), or None."""
     kind = error.partition(":")[0]
     if kind == "AssertionError":
         return _own_assert(error, facts)
+    if kind == "NameError":
+        return _undefined(error, facts)
     if kind == "ValueError" and "zero-size array to reduction operation" in error:
         return _empty_max(error, facts)
     if kind == "IndexError" and "must be of integer (or boolean) type" in error:

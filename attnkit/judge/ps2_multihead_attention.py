@@ -157,6 +157,11 @@ _ROWS_ORDER = (
     "your result has shape {N} x {D}: you computed stack.T @ omega_c, the tokens-in-rows "
     "product of problem sets 3 and 4. Here the tokens are columns: X' = omega_c [Sa_1; ...; "
     "Sa_H] (eq. 12.11), omega_c @ np.vstack(outputs), a {D} x {N} matrix")
+_ON_THE_RIGHT = (
+    "you multiplied the stack by omega_c on the right, stack @ omega_c: the stack is {D} x "
+    "{N} and omega_c {D} x {D}, so the product runs only when N = D (numpy raised ValueError "
+    "on '{case}'). X' = omega_c [Sa_1; ...; Sa_H] (eq. 12.11): omega_c mixes the rows of the "
+    "stack from the left, omega_c @ np.vstack(outputs)")
 _DICT_ORDER = (
     "your result matches passing each head's values in the order its dictionary holds them "
     "(*head.values()): a dictionary's order is the order its keys were written, which is not "
@@ -274,6 +279,8 @@ CHECKS = by_id(
             *(_in_order(o, _mh, "both heads'") for o in _ORDERS),
             variant("omega_c transposed", _mh, _TRANSPOSED_C, mix="transposed"),
             variant("mixed in rows order", _mh, _ROWS_ORDER, mix="rows"),
+            Wrong("omega_c on the right", partial(_mh, mix="right"), _ON_THE_RIGHT,
+                  same_errors=True),
             *(_biases_in(o, _mh, "both heads'") for o in _BIAS_ORDERS),
           ),
           label="2 heads"),
@@ -321,6 +328,8 @@ CHECKS = by_id(
                     order="dict"),
             variant("omega_c transposed", _mh_general, _TRANSPOSED_C, mix="transposed"),
             variant("mixed in rows order", _mh_general, _ROWS_ORDER, mix="rows"),
+            Wrong("omega_c on the right", partial(_mh_general, mix="right"), _ON_THE_RIGHT,
+                  same_errors=True),
             *(_biases_in(o, _mh_general, "each head's") for o in _BIAS_ORDERS),
           ),
           require=(SAME_TWICE,),

@@ -247,9 +247,9 @@ CHECKS = by_id(
           a["query_token"], a["tokens"], a["W_Q"], a["W_K"], a["W_V"]),
           wrong=(
             *scales(query_variant, _SCALE_QUERY),
-            Wrong("weighted sum of inputs", lambda a: query_variant(a, values="tokens"),
-                  "your output is a weighted sum of the tokens; it must be a weighted sum of the "
-                  "values V = tokens @ W_V (eq. 6)"),
+            variant("weighted sum of inputs", query_variant,
+                    "your output is a weighted sum of the tokens; it must be a weighted sum of "
+                    "the values V = tokens @ W_V (eq. 6)", values="tokens"),
             Wrong("unstable softmax", lambda a: query_variant(a, stable=False), OVERFLOW,
                   credit=0.5),
             variant("keys and values swapped", query_variant,

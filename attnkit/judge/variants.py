@@ -179,7 +179,8 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
     that many from the start), each head's matrices passed in the ``order`` of their roles
     (say "qkv") to a v, q, k signature, or ("dict") in the order its dictionary holds them
     (``*head.values()``), ``rotate``: the last head first (heads[i - 1]), ``mix="transposed"``:
-    the stack mixed by omega_c^T, ``"rows"``: stack^T @ omega_c (N x D); ``bias_order``:
+    the stack mixed by omega_c^T, ``"rows"``: stack^T @ omega_c (N x D), ``"right"``:
+    stack @ omega_c; ``bias_order``:
     the biases alone passed in that order. A right head is the student's
     ``single_head_attention`` where it was called."""
     used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \
@@ -216,6 +217,8 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
         return omega_c.T @ stacked
     if mix == "rows":  # the tokens-in-rows product of problem sets 3 and 4
         return stacked.T @ omega_c
+    if mix == "right":  # runs only when N = D
+        return times(stacked, omega_c)
     if mix == "per head":  # each head mixed by its own diagonal block of omega_c
         ends = np.cumsum([o.shape[0] for o in outs])
         return np.vstack([omega_c[e - o.shape[0]:e, e - o.shape[0]:e] @ o

@@ -95,6 +95,15 @@ def softmax_with_fallback(items_in):
     return weights
 
 
+@entry("ps1_softmax", wrong="error", says=("`softmax_cols_below` does not exist",
+                                           "Restart & Run All"))
+def softmax_through_a_later_cell(items_in):
+    """Calls a function the notebook defines only further down: fine in the student's
+    session, a NameError on Restart & Run All."""
+    column = np.asarray(items_in, dtype=float)[:, None]
+    return softmax_cols_below(column).ravel()  # noqa: F821 - defined in a later cell
+
+
 @entry("ps1_softmax", wrong="arguments overwritten", says=("overwrote the argument `items_in`",
                                                            "np.asarray"))
 def softmax_shifted_in_place(items_in):

@@ -534,6 +534,22 @@ def multihead_mixed_in_rows_order(X, omega_v1, omega_q1, omega_k1, beta_v1, beta
     return np.vstack((h1, h2)).T @ omega_c
 
 
+@entry("ps2_multihead_scaled", wrong="omega_c on the right", says=("stack @ omega_c",))
+def multihead_mixed_on_the_right(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                 omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                 omega_c):
+    """stacked @ omega_c: a ValueError unless N = D."""
+    h1 = single_head_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1)
+    h2 = single_head_attention(X, omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)
+    return np.vstack([h1, h2]) @ omega_c
+
+
+@entry("ps2_multihead_general", wrong="omega_c on the right", says=("stack @ omega_c",))
+def multihead_general_mixed_on_the_right_side(X, heads, omega_c):
+    """np.matmul(stack, omega_c) for any number of heads."""
+    return np.matmul(np.vstack([single_head_attention(X, **h) for h in heads]), omega_c)
+
+
 @entry("ps2_multihead_general", wrong="mixed in rows order", says=("stack.T @ omega_c",))
 def multihead_general_mixed_in_rows_order(X, heads, omega_c):
     """stack.T @ omega_c for any number of heads."""

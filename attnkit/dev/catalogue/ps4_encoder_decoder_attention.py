@@ -224,6 +224,15 @@ def single_query_attention_sums_tokens(query_token, tokens, W_Q, W_K, W_V):
     return weights, weights @ tokens
 
 
+@entry("ps4_single_query", wrong="scale sqrt(N); weighted sum of inputs",
+       says=("two mistakes", "number of tokens", "weighted sum of the tokens"))
+def single_query_attention_sqrt_T_and_tokens(query_token, tokens, W_Q, W_K, W_V):
+    """Scaled by the number of tokens, and the tokens weighted instead of the values."""
+    q, K = query_token @ W_Q, tokens @ W_K
+    weights = _softmax(K @ q / np.sqrt(K.shape[0]))
+    return weights, weights @ tokens
+
+
 @entry("ps4_single_query", wrong="wrong weight matrix", says=("keys", "W_Q"))
 def single_query_attention_keys_from_WQ(query_token, tokens, W_Q, W_K, W_V):
     """K = tokens @ W_Q: a copied line."""
