@@ -310,6 +310,11 @@ CHECKS = by_id(
                     "your result uses heads[0] and heads[1] only (the notebook's H = 2), "
                     "whatever the list holds: on '{case}' `heads` has {H} heads. Loop over the "
                     "list itself: for head in heads (or range(len(heads)))", count=2),
+            variant("notebook's head count", _mh_general,
+                    "your result uses the first heads only, heads[:H] with the notebook's "
+                    "H = 2, whatever the list holds: on '{case}' `heads` has {H} heads and only "
+                    "2 of them are stacked. Loop over the list itself: for head in heads",
+                    upto=2),
             variant("arguments in q, k, v order", _mh_general,
                     "your result matches passing each head's matrices in the order q, k, v "
                     "(the order of the data cell and of the dictionaries) to "

@@ -172,11 +172,12 @@ def in_order(head: Args, order: str) -> Args:
 def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
                       scale: str = "sqrt_Dq", reverse: bool = False, mix: str = "all",
                       concat: str = "rows", stable: bool | str = True, count: int | None = None,
-                      order: str = "vqk", rotate: bool = False, bias_order: str = ""
-                      ) -> np.ndarray:
+                      order: str = "vqk", rotate: bool = False, bias_order: str = "",
+                      upto: int | None = None) -> np.ndarray:
     """Multihead attention (eqs. 12.10-12.11) with one thing done wrong: ``count`` heads
     only (heads[0] ... heads[count - 1], IndexError past the end; a negative count skips
-    that many from the start), each head's matrices passed in the ``order`` of their roles
+    that many from the start; ``upto``: heads[:upto], no error past the end), each head's
+    matrices passed in the ``order`` of their roles
     (say "qkv") to a v, q, k signature, or ("dict") in the order its dictionary holds them
     (``*head.values()``), ``rotate``: the last head first (heads[i - 1]), ``mix="transposed"``:
     the stack mixed by omega_c^T, ``"rows"``: stack^T @ omega_c (N x D), ``"right"``:
@@ -184,7 +185,7 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
     the biases alone passed in that order. A right head is the student's
     ``single_head_attention`` where it was called."""
     used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \
-        else heads
+        else heads[:upto]
     if bias_order:
         used = [{**h, **{f"beta_{slot}": h[f"beta_{role}"]
                          for slot, role in zip("vqk", bias_order, strict=True)}} for h in used]
