@@ -51,4 +51,12 @@ def test_a_d_by_d_matrix_where_d_by_n_belongs_names_the_row_of_ones() -> None:
 def test_other_errors_are_left_as_they_came() -> None:
     assert crash_reading("ValueError: operands could not be broadcast together", {"case": "c"}) \
         is None
-    assert crash_reading("NameError: name 'N' is not defined", {"case": "c"}) is None
+    assert crash_reading("KeyError: 'omega_q'", {"case": "c"}) is None
+
+
+def test_a_name_not_defined_when_the_test_runs_is_read_as_such() -> None:
+    """The hidden test runs right after the cell, as Restart & Run All would: a function
+    defined only further down, misspelt or deleted does not exist then."""
+    said = crash_reading("NameError: name 'softmax_cols' is not defined", {"case": "c"})
+    assert said and "`softmax_cols` does not exist when this cell's test runs" in said
+    assert "later cell" in said and "Restart & Run All" in said
