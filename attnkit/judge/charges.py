@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from attnkit.judge.verdicts import Verdict
+from attnkit.judge.verdicts import Verdict, cells_record
 
 MISCONCEPTION = "follow-through"
 UNNAMED = {None, "values differ", "error", MISCONCEPTION}  # nothing to name in the feedback
@@ -25,9 +25,7 @@ class Charged:
 
 def origins(records: list) -> tuple[tuple[str, ...], dict[str, str]]:
     """The probe's record of where the targets were defined and what they borrow."""
-    cells = records[0].get("cells") if records and isinstance(records[0], dict) else None
-    if not isinstance(cells, dict):
-        return (), {}
+    cells = cells_record(records)
     own = cells.get("own") if isinstance(cells.get("own"), list) else []
     lent = cells.get("borrowed") if isinstance(cells.get("borrowed"), dict) else {}
     return (tuple(f for f in own if isinstance(f, str)),

@@ -36,6 +36,9 @@ from attnkit.kernel.ps5_masked_attention import PROBES as P
 _UDL = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 
 
+COLUMN_MAX = ("column max", "column max, allowed only")  # shifts by masked scores too
+
+
 def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf",
                            empty: str = "zero", after: bool | str = False, axis: int = 0,
                            stable: bool | str = True, invert: bool = False) -> np.ndarray:
@@ -62,7 +65,7 @@ def masked_softmax_variant(S: np.ndarray, mask: np.ndarray, *, fill: str = "-inf
         return np.where(total > 0, W / np.where(total > 0, total, 1.0), 0.0)
     Z = np.where(mask, S, {"-inf": -np.inf, "zero": 0.0, "-1e9": -1e9}[fill])
     top = (Z.max() if stable == "one max" else
-           S.max(axis=axis, keepdims=True) if str(stable).startswith("column max") else
+           S.max(axis=axis, keepdims=True) if stable in COLUMN_MAX else
            Z.max(axis=axis, keepdims=True))
     e = np.exp(Z - top) if stable else np.exp(Z)
     W = e / e.sum(axis=axis, keepdims=True)
@@ -197,8 +200,7 @@ CHECKS = by_id(
             variant("renormalised after the softmax", _masked_softmax, _RENORMALISED, 0.5,
                     after="renormalised"),
             *(variant("shifted by the column's maximum, masked included", _masked_softmax,
-                      _COLUMN_MAX, 0.5, stable=form)
-              for form in ("column max", "column max, allowed only")),
+                      _COLUMN_MAX, 0.5, stable=form) for form in COLUMN_MAX),
             variant("masked with 0 instead of -inf", _masked_softmax, _ZERO_MASK, fill="zero",
                     empty="raw"),
             variant("nan on a fully masked column", _masked_softmax, _NAN_EMPTY, 0.5,

@@ -177,11 +177,10 @@ def multihead_variant(X: np.ndarray, heads: list[Args], omega_c: np.ndarray, *,
     """Multihead attention (eqs. 12.10-12.11) with one thing done wrong: ``count`` heads
     only (heads[0] ... heads[count - 1], IndexError past the end; a negative count skips
     that many from the start; ``upto``: heads[:upto], no error past the end), each head's
-    matrices passed in the ``order`` of their roles
-    (say "qkv") to a v, q, k signature, or ("dict") in the order its dictionary holds them
-    (``*head.values()``), ``rotate``: the last head first (heads[i - 1]), ``mix="transposed"``:
-    the stack mixed by omega_c^T, ``"rows"``: stack^T @ omega_c (N x D), ``"right"``:
-    stack @ omega_c; ``bias_order``:
+    matrices passed in the ``order`` of their roles (say "qkv") to a v, q, k signature, or
+    ("dict") in the order its dictionary holds them (``*head.values()``), ``rotate``: the
+    last head first (heads[i - 1]), ``mix="transposed"``: the stack mixed by omega_c^T,
+    ``"rows"``: stack^T @ omega_c (N x D), ``"right"``: stack @ omega_c; ``bias_order``:
     the biases alone passed in that order. A right head is the student's
     ``single_head_attention`` where it was called."""
     used = (heads[-count:] if count < 0 else [heads[h] for h in range(count)]) if count \

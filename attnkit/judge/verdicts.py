@@ -197,11 +197,17 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
 
 
+def cells_record(records: list) -> dict:
+    """The probe's record of where a cell's functions come from (``attnkit.kernel.carry.
+    origins``), as the first record carries it; {} where it is missing or malformed."""
+    cells = records[0].get("cells") if records and isinstance(records[0], dict) else None
+    return cells if isinstance(cells, dict) else {}
+
+
 def globals_read(records: list) -> dict[str, str]:
     """The notebook globals holding data that the cell's functions load (the probe's
     record): name -> what it holds, in a few words."""
-    cells = records[0].get("cells") if records and isinstance(records[0], dict) else None
-    read = cells.get("read") if isinstance(cells, dict) else None
+    read = cells_record(records).get("read")
     if not isinstance(read, dict):
         return {}
     return {n: w for n, w in list(read.items())[:8] if isinstance(n, str) and n.isidentifier()

@@ -38,6 +38,7 @@ HELPERS: dict[str, tuple[str, ...]] = {
 }
 MAX_CALLS = 64  # recorded per run: a loop over tokens calls its softmax once per token
 MAX_FUNCTIONS = 200  # notebook functions followed from one cell's targets
+MAX_READ = 8  # notebook globals a hint names per cell
 CELL_FILES = ("ipykernel_", "<ipython-input")  # how IPython names the code of one cell
 
 
@@ -142,7 +143,7 @@ def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], d
     def record(passed: dict | None, **result: dict | str | None) -> None:
         """One call's entry: its arguments and result, or "unrecorded" where either failed
         to encode."""
-        if len(calls) >= MAX_CALLS:  # a helper's own nested calls may have filled it
+        if len(calls) >= MAX_CALLS:  # full before the call, or filled by nested calls
             return
         whole = passed is not None and all(v is not None for v in result.values())
         calls.append({"helper": name, "args": passed, **result} if whole
@@ -150,20 +151,18 @@ def stand_in(helper: Callable, name: str, calls: list, encode: Callable[[Any], d
 
     def call(*args: Any, **kwargs: Any) -> Any:
         # the arguments as passed, before the helper can overwrite them in place
-        full = len(calls) >= MAX_CALLS
-        passed = None if full else encoded(_arguments(helper, args, kwargs))
+        passed = None if len(calls) >= MAX_CALLS else encoded(_arguments(helper, args, kwargs))
         depth[0] += 1
         try:
             own = (helper(*args, **kwargs) if seed is None
                    else fake(name, seed, _arguments(helper, args, kwargs)))
         except Exception as error:
-            if not full:
-                record(passed, raised=f"{type(error).__name__}: {error}"[:500])
+            record(passed, raised=f"{type(error).__name__}: {error}"[:500])
             raise
         finally:
             depth[0] -= 1
         given = nudged(own, rng) if rng is not None and depth[0] == 0 else own
-        if not full:
+        if len(calls) < MAX_CALLS:  # past it, nothing is encoded
             record(passed, own=encoded(own), value=encoded(given))
         return given
     return call
@@ -203,12 +202,15 @@ def _functions(value: Any) -> list:
     return []
 
 
-def _names(code: Any) -> set[str]:
-    """The global and attribute names a function's code (and the code nested in it) uses."""
-    names = set(code.co_names)
+def _names(code: Any, *, loaded: bool = False) -> set[str]:
+    """The global and attribute names a function's code (and the code nested in it) uses;
+    with ``loaded``, only those it loads as globals (``x.T`` is not the global ``T``)."""
+    names = ({i.argval for i in dis.get_instructions(code)
+              if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)}
+             if loaded else set(code.co_names))
     for const in code.co_consts:
         if inspect.iscode(const):
-            names |= _names(const)
+            names |= _names(const, loaded=loaded)
     return names
 
 
@@ -239,28 +241,15 @@ def _origins(targets: tuple) -> dict:
         for name in sorted(_names(fn.__code__)):
             for found in _functions(fn.__globals__.get(name)):
                 file = found.__code__.co_filename
-                if any(mark in file for mark in CELL_FILES) or \
-                        found.__globals__ is fn.__globals__:  # the notebook's, however named
+                cell = any(mark in file for mark in CELL_FILES)
+                if cell or found.__globals__ is fn.__globals__:  # the notebook's, however named
                     todo.append(found)
-                    if file not in own:
-                        borrowed.setdefault(name, file)
-        for name in sorted(_globals_loaded(fn.__code__)):
+                if cell and file not in own:
+                    borrowed.setdefault(name, file)
+        for name in sorted(_names(fn.__code__, loaded=True)):
             if len(read) < MAX_READ and (what := _data(fn.__globals__.get(name))):
                 read.setdefault(name, what)
     return {"own": own, "borrowed": borrowed, "read": read}
-
-
-MAX_READ = 8  # notebook globals named per cell
-
-
-def _globals_loaded(code: Any) -> set[str]:
-    """The names a function's code (and the code nested in it) loads as globals."""
-    names = {i.argval for i in dis.get_instructions(code)
-             if i.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(i.argval, str)}
-    for const in code.co_consts:
-        if inspect.iscode(const):
-            names |= _globals_loaded(const)
-    return names
 
 
 def _data(value: Any) -> str:
