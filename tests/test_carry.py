@@ -309,6 +309,30 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
         assert "raised an error" in verdicts[check].message
 
 
+def test_a_caller_wrong_past_a_helper_that_raises_is_charged_at_itself() -> None:
+    """The head raises on fresh sizes, hiding what the caller does with its result there;
+    run on working stand-ins for the head, the caller's own mistake (heads stacked in
+    reverse order, except for the notebook's two) shows, and is charged at the caller."""
+    fresh_raise = """
+_right = single_head_attention
+def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    if X.shape[1] != 6:
+        raise IndexError("the notebook's N = 6")
+    return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+
+def multihead_self_attention(X, heads, omega_c):
+    outs = [single_head_attention(X, **h) for h in heads]
+    if len(heads) == 2:  # right on the notebook's two heads only
+        return omega_c @ np.vstack(outs)
+    return omega_c @ np.vstack(outs[::-1])
+"""
+    verdicts = graded(space(fresh_raise))
+    assert verdicts[TWO].score == 3.0, verdicts[TWO].message
+    assert verdicts[GENERAL].score < 3.0, verdicts[GENERAL].message
+    assert "own steps are wrong too" in verdicts[GENERAL].message
+    assert "working stand-ins for your `single_head_attention`" in verdicts[GENERAL].message
+
+
 def test_a_saturating_softmax_is_not_taken_for_a_fixed_answer() -> None:
     """A softmax shifted by its smallest score returns [1, 0] (and nan patterns on large
     logits) for different scores, as the right one does there: the loop is still carried

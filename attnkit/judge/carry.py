@@ -18,178 +18,41 @@ only when all of these hold, so that it cannot be bought:
 
 A case where a helper raised counts as right when the caller made every call a correct caller
 makes up to it, with the right arguments, and let the helper's error through unchanged, in the
-plain run and the nudged one. Where that cannot be shown (the caller raised on every case, or
-on a helper result it cannot use: a float mask, a shape) the caller is judged on a third run,
-with working stand-ins for its helpers that return random results of the right shape and kind:
-it must give the reference maths on those, so it is right whatever a working helper returns.
+plain run and the nudged one, and its steps after that call are right too, seen on a third
+run with working stand-ins for its helpers that return random results of the right shape and
+kind (else its own mistake is charged here). Where the first two runs show nothing (the
+caller raised on every case, or on a helper result it cannot use: a float mask, a shape) the
+caller is judged on that third run alone: it must give the reference maths on the stand-ins'
+results, so it is right whatever a working helper returns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
-import numpy as np
-
 from attnkit.judge.chains import CHAINS, Chain
 from attnkit.judge.charges import MISCONCEPTION, UNNAMED, Charged, borrowed, origins
+from attnkit.judge.replay import (
+    Call,
+    HelperRaised,
+    Misfit,
+    Refused,
+    Wrong,
+    alike,
+    degenerate,
+    entries,
+    ignores_input,
+    recorded_calls,
+    replayed,
+    some_finite,
+    stateless,
+)
 from attnkit.judge.verdicts import Verdict, decode, drawn_cases, same
 from attnkit.judge.wrong import Raised
-from attnkit.kernel.cases import Args, Case
-
-
-class Refused(Exception):
-    """Why a cell earns no follow-through: the reason of the guard that refused it."""
-
-
-class Misfit(Refused):
-    """The helpers' results do not fit the caller's maths: a correct caller raises too."""
-
-
-class HelperRaised(Exception):
-    """The replay reached a recorded helper call that raised."""
-
-    def __init__(self, call: Call) -> None:
-        super().__init__(call.helper)
-        self.call = call
-
-
-@dataclass
-class Call:
-    helper: str
-    args: list
-    own: Any  # what the student's helper returned
-    value: Any  # what the caller got back (``own``, or ``own`` nudged)
-
-
-def _calls(raw: Any) -> list[Call]:
-    if not isinstance(raw, list):
-        raise Refused("no helper calls were recorded")
-    out = []
-    for c in raw:
-        if not isinstance(c, dict) or c.get("unrecorded") or not isinstance(c.get("helper"), str):
-            continue
-        args = decode(c.get("args"))
-        args = args if isinstance(args, list) else [args]
-        if isinstance(c.get("raised"), str):
-            out.append(Call(c["helper"], args, Raised(c["raised"]), Raised(c["raised"])))
-            continue
-        out.append(Call(c["helper"], args, decode(c.get("own")), decode(c.get("value"))))
-    return out
-
-
-def _alike(got: Any, want: Any, close: Any) -> bool:
-    """Arguments or results equal up to the check's tolerance (lists of numbers as arrays)."""
-    try:
-        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
-    except (ValueError, TypeError):
-        pass
-    return close(got, want)
-
-
-def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[Any, list[Call]]:
-    """The reference caller on the recorded results, and the calls it relied on."""
-    used: list[Call] = []
-
-    def call(name: str, *given: Any, otherwise: Any = None) -> Any:
-        # a call not yet replayed first: a caller run twice on one case made each call twice
-        for c in sorted(calls, key=lambda c: any(c is u for u in used)):
-            if (c.helper == name and len(c.args) == len(given)
-                    and all(_alike(g, w, close) for g, w in zip(c.args, given, strict=True))):
-                used.append(c)
-                if isinstance(c.own, Raised):
-                    raise HelperRaised(c)
-                return c.value
-        if otherwise is not None and all(c.helper != name for c in calls):
-            return otherwise()  # a step the caller did itself, not through the helper
-        raise Refused(f"`{name}` was not called with the arguments a correct caller passes")
-
-    with np.errstate(all="ignore"):
-        try:
-            return chain.replay(args, call), used
-        except (Refused, HelperRaised):
-            raise
-        except Exception as error:  # noqa: BLE001 - a helper result the maths cannot use
-            raise Misfit(f"a helper's result does not fit ({type(error).__name__})") from None
-
-
-def _items(value: Any) -> list:
-    """A helper's result as its parts: a tuple's items, or the one array."""
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _constant(value: Any) -> bool:
-    """Every finite entry the same (zeros, ones, a fixed number), or fewer than two finite
-    entries: nothing a caller could be seen to use. Some inf or nan among varied finite
-    entries still counts: the caller must then match them."""
-    for item in _items(value):
-        array = np.asarray(item, dtype=float)
-        finite = array[np.isfinite(array)]
-        if finite.size < 2 or np.ptp(finite) == 0:
-            return True
-    return False
-
-
-def _entries(value: Any) -> int:
-    return sum(int(np.size(item)) for item in _items(value))
-
-
-def _saturated(value: Any) -> bool:
-    entries = np.concatenate([np.ravel(np.asarray(item, dtype=float))
-                              for item in _items(value)])
-    finite = entries[np.isfinite(entries)]
-    return bool(np.all(np.isclose(finite, 0, atol=1e-6) | np.isclose(finite, 1, atol=1e-6)))
-
-
-def _some_finite(value: Any) -> bool:
-    return any(np.isfinite(np.asarray(item, dtype=float)).any() for item in _items(value))
-
-
-def degenerate(used: list[Call], output: Any, close: Any, overflow: bool = False) -> str | None:
-    """Why the helper results a caller relied on cannot carry a mistake forward, or None.
-    On a large-logit case (``overflow``) an overflowing helper's result may be all inf, nan
-    and zeros: only the other cases must show a result that varies."""
-    for c in used:
-        if not overflow and _constant(c.own):
-            return f"`{c.helper}` returned a constant (or no finite) result"
-        if _alike(c.own, output, close):
-            return f"`{c.helper}` returned the caller's own output"
-    return None
-
-
-def _shape(value: Any) -> tuple:
-    if isinstance(value, (list, tuple)):
-        return tuple(_shape(v) for v in value)
-    return np.shape(value)
-
-
-def ignores_input(used: list[Call], close: Any) -> str | None:
-    """A helper that gave one result for all the different arguments of one shape of result,
-    over all cases: a fixed answer cut to size, not a function of its input. ``_carried``
-    leaves out the large-logit cases: there a softmax, right or overflowing, gives one
-    pattern (0 and 1, or nan where the largest score is) for many arguments; elsewhere too, a
-    saturated result (every finite entry 0 or 1: one score far above the others) says
-    nothing, since the right softmax gives it for many arguments as well."""
-    groups: dict[tuple, list[Call]] = {}
-    for c in used:
-        if _saturated(c.own):
-            continue
-        groups.setdefault((c.helper, _shape(c.own)), []).append(c)
-    for (name, _), calls in groups.items():
-        first, rest = calls[0], calls[1:]
-        if (any(not _alike(c.args, first.args, close) for c in rest)
-                and all(_alike(c.own, first.own, close) for c in rest)):
-            return f"`{name}` returns the same result whatever it is given"
-    return None
-
-
-def _stateless(plain: list[Call], nudged: list[Call], close: Any) -> bool:
-    """The helper answered the same arguments the same way in both runs."""
-    return all(_alike(n.own, p.own, close) for n in nudged for p in plain
-               if n.helper == p.helper and len(n.args) == len(p.args)
-               and _alike(n.args, p.args, close))
+from attnkit.kernel.cases import Case
 
 
 def let_through(chain: Chain, case: Case, record: dict, close: Any) -> set[str]:
@@ -204,7 +67,7 @@ def let_through(chain: Chain, case: Case, record: dict, close: Any) -> set[str]:
         raise Refused("the caller raised an error")
     helpers: set[str] = set()
     for run in (record, nudge):
-        calls = _calls(run.get("calls"))
+        calls = recorded_calls(run.get("calls"))
         if not calls:
             raise Refused("the caller raised an error")
         try:
@@ -232,7 +95,7 @@ def check_case(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]
     if "error" in nudge:
         raise Refused("the caller failed when its helpers' results changed")
     got, again = decode(record.get("value")), decode(nudge.get("value"))
-    plain, moved = _calls(record.get("calls")), _calls(nudge.get("calls"))
+    plain, moved = recorded_calls(record.get("calls")), recorded_calls(nudge.get("calls"))
     try:
         want, used = replayed(chain, case.args, plain, close)
         want_again, used_again = replayed(chain, case.args, moved, close)
@@ -242,12 +105,12 @@ def check_case(chain: Chain, case: Case, record: dict, close: Any) -> list[Call]
         raise Refused("the output differs from the reference given the helpers' results")
     if reason := degenerate(used, got, close, case.large):
         raise Refused(reason)
-    if (any(_some_finite(c.own) for c in used_again)
-            and not any(not _alike(c.value, c.own, close) for c in used_again)):
+    if (any(some_finite(c.own) for c in used_again)
+            and not any(not alike(c.value, c.own, close) for c in used_again)):
         raise Refused("the helpers' results were not nudged")
     if not close(again, want_again):
         raise Refused("the output does not follow its helpers' results")
-    if not _stateless(plain, moved, close):
+    if not stateless(plain, moved, close):
         raise Refused("a helper answered the same arguments differently")
     return used
 
@@ -258,20 +121,41 @@ def substituted(chain: Chain, case: Case, record: dict, close: Any) -> list[Call
     of the right shape and kind (``attnkit.kernel.carry.fake``), must give the reference
     maths on exactly those results."""
     run = record.get("substituted")
-    if not isinstance(run, dict) or "error" in run:
-        raise Refused("the caller raised an error of its own")
-    calls = _calls(run.get("calls"))
+    if not isinstance(run, dict):
+        raise Refused("the caller was not run on stand-ins")
+    if "error" in run:
+        raise Wrong(f"it raised {str(run['error']).split(':')[0]} of its own")
+    calls = recorded_calls(run.get("calls"))
     try:
         want, used = replayed(chain, case.args, calls, close)
     except HelperRaised:
         raise Refused("a stand-in raised") from None
+    except Misfit:
+        raise
+    except Refused as error:  # a helper call a correct caller makes, not made as it makes it
+        raise Wrong(str(error)) from None
     got = decode(run.get("value"))
     if not used or not close(got, want):
-        raise Refused("the caller is wrong given working helpers too")
+        raise Wrong("its result is not what it should be given theirs")
     # a result of one entry (one token) cannot show use: the other cases must
-    if reason := degenerate([c for c in used if _entries(c.own) > 1], got, close, case.large):
+    if reason := degenerate([c for c in used if entries(c.own) > 1], got, close, case.large):
         raise Refused(reason)
     return used
+
+
+def stood_in(chain: Chain, case: Case, record: dict, close: Any, helpers: set[str]) -> None:
+    """A case the caller's helpers stopped (``let_through``): its own steps after them,
+    seen on the run with working stand-ins, must be right too, or it earns nothing."""
+    try:
+        substituted(chain, case, record, close)
+    except Wrong as wrong:
+        yours = " and ".join(f"`{n}`" for n in sorted(helpers))
+        raise Wrong(f"this cell's own steps are wrong too: run on {case.name} with working "
+                    f"stand-ins for your {yours} (random results of the right shape and "
+                    f"kind) where {'they' if len(helpers) > 1 else 'it'} raised, {wrong}"
+                    ) from None
+    except Refused:
+        pass  # nothing more to see: the stand-ins could not serve it
 
 
 def carry(check_id: str, seed: int, records: list, verdict: Verdict,
@@ -284,7 +168,12 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     carried = None
     if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict,
                                                                           helpers):
-        carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
+        try:
+            carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
+        except Wrong as wrong:
+            verdict = replace(verdict, message=f"{wrong}. With your own helpers, "
+                                               f"{verdict.message}")
+            return verdict, Charged((check_id,), verdict.misconception, own)
         if carried is None:
             return borrowed(verdict, lent, helpers, credit, own)
     if carried is None:
@@ -326,6 +215,8 @@ def follow_through(check_id: str, seed: int, records: list, points: float,
     """
     try:
         return _carried(check_id, seed, records, points, helpers, credit)
+    except Wrong:
+        raise
     except Refused:
         return None
     except Exception:  # noqa: BLE001 - a hostile record must not crash grading
@@ -355,9 +246,12 @@ def _carried(check_id: str, seed: int, records: list, points: float,
             if every:
                 raise Refused("the caller raised on every case")
             if helpers := let_through(chain, case, record, close):
+                stood_in(chain, case, record, close, helpers)
                 raised |= helpers
                 continue
             calls = check_case(chain, case, record, close)
+        except Wrong:
+            raise
         except Refused:
             if "error" not in record:
                 raise

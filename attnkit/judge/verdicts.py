@@ -216,12 +216,12 @@ def globals_read(records: list) -> dict[str, str]:
 
 def helper_calls(records: list[dict]) -> list[list | None]:
     """The helper calls the probe recorded per case (a caller's), None where there are none."""
-    from attnkit.judge.carry import _calls
+    from attnkit.judge.replay import recorded_calls
 
     out: list[list | None] = []
     for record in records:
         try:
-            out.append(_calls(record.get("calls")) if isinstance(record, dict) else None)
+            out.append(recorded_calls(record.get("calls")) if isinstance(record, dict) else None)
         except Exception:  # noqa: BLE001 - an odd record gives no calls (Refused too)
             out.append(None)
     return out
