@@ -292,17 +292,20 @@ def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     assert all(verdicts[c].misconception == "follow-through" for c in (TWO, GENERAL))
 
 
-def test_a_caller_that_lets_its_helpers_error_through_is_charged_once() -> None:
-    """A head that raises on fresh sizes only (the notebook's N read from a global): the
-    callers pass its error on there, and are right given it on the notebook's data."""
-    fresh_raise = """
+# a head that raises on fresh sizes only (the notebook's N read from a global)
+FRESH_RAISE = """
 _right = single_head_attention
 def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     if X.shape[1] != 6:
         raise IndexError("the notebook's N = 6")
     return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
 """
-    verdicts = graded(space(fresh_raise))
+
+
+def test_a_caller_that_lets_its_helpers_error_through_is_charged_once() -> None:
+    """A head that raises on fresh sizes only (the notebook's N read from a global): the
+    callers pass its error on there, and are right given it on the notebook's data."""
+    verdicts = graded(space(FRESH_RAISE))
     assert verdicts[HEAD].score == 0.0
     for check in (TWO, GENERAL):
         assert verdicts[check].score == 3.0, verdicts[check].message
@@ -313,20 +316,14 @@ def test_a_caller_wrong_past_a_helper_that_raises_is_charged_at_itself() -> None
     """The head raises on fresh sizes, hiding what the caller does with its result there;
     run on working stand-ins for the head, the caller's own mistake (heads stacked in
     reverse order, except for the notebook's two) shows, and is charged at the caller."""
-    fresh_raise = """
-_right = single_head_attention
-def single_head_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
-    if X.shape[1] != 6:
-        raise IndexError("the notebook's N = 6")
-    return _right(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
-
+    reversed_past_two = """
 def multihead_self_attention(X, heads, omega_c):
     outs = [single_head_attention(X, **h) for h in heads]
     if len(heads) == 2:  # right on the notebook's two heads only
         return omega_c @ np.vstack(outs)
     return omega_c @ np.vstack(outs[::-1])
 """
-    verdicts = graded(space(fresh_raise))
+    verdicts = graded(space(FRESH_RAISE, reversed_past_two))
     assert verdicts[TWO].score == 3.0, verdicts[TWO].message
     assert verdicts[GENERAL].score < 3.0, verdicts[GENERAL].message
     assert "own steps are wrong too" in verdicts[GENERAL].message
@@ -471,3 +468,48 @@ def test_the_judge_keeps_only_well_formed_global_names() -> None:
     read = {"omega_c": "8 x 8 array", "<b>x</b>": "5", "N": "<script>", "D": "4"}
     assert globals_read([{"cells": {"read": read}}]) == {"omega_c": "8 x 8 array", "D": "4"}
     assert globals_read([{"cells": {"read": ["omega_c"]}}]) == {}
+
+
+NAIVE_SOFTMAX = """
+def softmax(items_in):
+    e = np.exp(np.asarray(items_in, dtype=float))  # no maximum subtracted: overflows
+    return e / e.sum()
+"""
+FLAT_LOOP = """
+def self_attention_loop(all_x, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    qs = [beta_q + omega_q @ x for x in all_x]
+    ks = [beta_k + omega_k @ x for x in all_x]
+    vs = [beta_v + omega_v @ x for x in all_x]
+    out = []
+    for q in qs:
+        w = softmax([float((k.T @ q)[0, 0]) for k in ks])
+        out.append(sum(wi * v for wi, v in zip(w, vs)).ravel())  # (D,): the cell's own slip
+    return out
+"""
+MATRIX_TO_SOFTMAX = """
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    A = softmax(K.T @ Q)  # the 1-D softmax on the N x N scores: flattened
+    return V @ A, A
+"""
+
+
+def test_a_requirement_is_charged_alone_when_the_values_are_the_helpers() -> None:
+    """1-D outputs (the loop's own requirement, half the point) from a softmax that overflows
+    (the softmax's mistake): the loop is charged the requirement only, and told where the
+    overflow is charged."""
+    verdicts = grade_all(PS1, ps1_cells(NAIVE_SOFTMAX, FLAT_LOOP), SEED)
+    loop = verdicts["ps1_self_attention_loop"]
+    assert not verdicts["ps1_softmax"].full
+    assert loop.score == 0.5 * loop.points, loop.message
+    assert loop.message.startswith("the values are right"), loop.message
+    assert "charged there (ps1_softmax)" in loop.message
+    assert "overflow" not in loop.misconception, loop.misconception
+
+
+def test_a_crash_after_a_softmax_flattened_the_scores_names_the_call() -> None:
+    verdicts = grade_all(PS1, ps1_cells(MATRIX_TO_SOFTMAX), SEED)
+    attention = verdicts["ps1_self_attention"]
+    assert attention.score == 0.0
+    assert "3 x 3 score matrix to your `softmax`" in attention.message, attention.message
+    assert "softmax_cols" in attention.message

@@ -35,6 +35,7 @@ from typing import Any
 
 from attnkit.judge.chains import CHAINS, Chain
 from attnkit.judge.charges import MISCONCEPTION, UNNAMED, Charged, borrowed, origins
+from attnkit.judge.misconceptions import describe
 from attnkit.judge.replay import (
     Call,
     HelperRaised,
@@ -127,7 +128,7 @@ def substituted(chain: Chain, case: Case, record: dict, close: Any) -> list[Call
         raise Wrong(f"it raised {str(run['error']).split(':')[0]} of its own")
     calls = recorded_calls(run.get("calls"))
     try:
-        want, used = replayed(chain, case.args, calls, close)
+        want, used = replayed(chain, case.args, calls, close, describe(case))
     except HelperRaised:
         raise Refused("a stand-in raised") from None
     except Misfit:
@@ -166,13 +167,18 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     if verdict.full:
         return verdict, Charged(files=own)
     carried = None
+    if verdict.unmet and verdict.misconception != "tampered" and _requirement_broken(
+            check_id, verdict, helpers):
+        return _unmet_alone(check_id, seed, records, verdict, helpers, credit, own)
     if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict,
                                                                           helpers):
         try:
             carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
-        except Wrong as wrong:
-            verdict = replace(verdict, message=f"{wrong}. With your own helpers, "
-                                               f"{verdict.message}")
+        except Wrong as wrong:  # its own mistake, hidden where its helpers raised
+            if verdict.misconception in UNNAMED:  # a named one is named already
+                verdict = replace(verdict, message=f"{wrong}. Where your helpers raised, the "
+                                  f"error is theirs, charged at their cells (what your own "
+                                  f"helpers gave: {verdict.message})")
             return verdict, Charged((check_id,), verdict.misconception, own)
         if carried is None:
             return borrowed(verdict, lent, helpers, credit, own)
@@ -183,6 +189,26 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     at = sorted({cell for c in upstream for cell in c.at})
     named = sorted({c.misconception for c in upstream if c.misconception not in UNNAMED})
     return final, Charged(tuple(at), "; ".join(named) or None, own)
+
+
+def _unmet_alone(check_id: str, seed: int, records: list, verdict: Verdict,
+                 helpers: Mapping[str, Charged], credit: float, own: tuple[str, ...]
+                 ) -> tuple[Verdict, Charged]:
+    """Wrong values and a broken requirement (a shape this cell states): if the values are
+    right given the student's helpers, only the requirement is charged here, and the
+    helpers' mistake where it is."""
+    hint, kept, names = verdict.unmet  # type: ignore[misc]
+    try:
+        carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
+    except Wrong:
+        carried = None
+    if carried is None:
+        return verdict, Charged((check_id,), verdict.misconception, own)
+    final, _ = carried
+    return (Verdict(check_id, round(min(verdict.points * kept, final.score), 2), verdict.points,
+                    f"{hint}. Apart from that, this cell is {final.message}",
+                    verdict.passed, names),
+            Charged((check_id,), names, own))
 
 
 def _requirement_broken(check_id: str, verdict: Verdict,
@@ -255,7 +281,10 @@ def _carried(check_id: str, seed: int, records: list, points: float,
         except Refused:
             if "error" not in record:
                 raise
-            calls = substituted(chain, case, record, close)
+            try:  # the stand-ins' run alone: a wrong caller just earns nothing
+                calls = substituted(chain, case, record, close)
+            except Wrong as wrong:
+                raise Refused(str(wrong)) from None
             raised |= {c.helper for c in calls}
             faked += 1
         used += calls

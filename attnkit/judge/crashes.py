@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 SIZES = ("D", "N", "Dq", "H", "dims", "n", "T", "d", "d_k")
 
 _UNPACK = re.compile(r"(too many|not enough) values to unpack \(expected (\d+)(?:, got (\d+))?\)")
@@ -118,6 +120,30 @@ def _undefined(error: str, facts: dict[str, Any]) -> str | None:
             "Restart & Run All does, and the hidden test runs right after your cell: if "
             f"`{name}` is misspelt, defined only in a later cell, or in a cell you have since "
             "deleted, define what your function needs in its own cell or above it")
+
+
+_NORMALISERS = ("softmax", "softmax_cols", "masked_softmax_cols", "get_attention_weights")
+
+
+def reshaped_by_helper(calls: list | None, facts: dict[str, Any], columns: bool) -> str | None:
+    """A crash after the caller's own softmax helper turned a score matrix into another shape
+    (all its entries in one line): the helper's argument was the mistake, not its maths.
+    ``columns``: the notebook has softmax_cols for a matrix (tokens in columns)."""
+    for call in calls or ():
+        if call.helper not in _NORMALISERS or not call.args or call.own is None:
+            continue
+        given, returned = np.shape(call.args[0]), np.shape(call.own)
+        if len(given) != 2 or given == returned or int(np.prod(returned)) != int(np.prod(given)):
+            continue
+        fix = ("call softmax_cols on the matrix, which normalises each column (each token's "
+               "weights)" if columns and call.helper == "softmax" else
+               "give it what it is written for, or apply it to each column (or row) in turn")
+        return (f"on {facts['case']} your code passed a {given[0]} x {given[1]} score matrix "
+                f"to your `{call.helper}`, which returned shape {returned}: it normalised all "
+                f"{int(np.prod(given))} entries together as one list, and the next step could "
+                f"not use the result (hence the error). A softmax of a matrix keeps its shape: "
+                f"{fix}")
+    return None
 
 
 def crash_reading(error: str, facts: dict[str, Any]) -> str | None:

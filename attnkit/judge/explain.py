@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from attnkit.judge.chains import CHAINS
 from attnkit.judge.check import Check
 from attnkit.judge.compare import _shape, same, shape_of
 from attnkit.judge.compare import finite as _finite
-from attnkit.judge.crashes import SIZES, crash_reading, sizes_of
+from attnkit.judge.crashes import SIZES, crash_reading, reshaped_by_helper, sizes_of
 from attnkit.judge.misconceptions import Raised, describe, run_variant
 from attnkit.judge.wrong import Wrong, pairs, two_mistakes
 from attnkit.kernel.cases import Case
@@ -108,7 +109,9 @@ def explain(check: Check, cases: list[Case], got: list[Any], ok: list[bool],
                     "everything from the arguments, with no notebook globals (such as N, D, "
                     f"n or a weight matrix) and no sizes typed in{sizes_named(error, facts)}",
                     0.0, "hard-coded")
-        reading = crash_reading(error, facts)
+        columns = "softmax_cols" in getattr(CHAINS.get(check.id), "helpers", {})
+        reading = (reshaped_by_helper(calls[first] if calls else None, facts, columns)
+                   or crash_reading(error, facts))
         if reading:
             return reading, 0.0, "error"
         return (f"your code raised {error[:300]} on {case.name}{sizes_named(error, facts)}",

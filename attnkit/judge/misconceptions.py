@@ -66,7 +66,7 @@ def _num(value: float) -> str:
 
 
 def describe(case: Case) -> dict[str, Any]:
-    """The sizes of a case, for the hints: D, N, Dq, H, dims, n, T, d, d_k and their roots,
+    """The sizes of a case, for the hints: D, N, Dq, H, dims, n, T, d, d_k, d_v and roots,
     and the first fully masked column of a ``mask`` (``empty``)."""
     a = case.args
     f: dict[str, Any] = {"case": case.name}
@@ -96,6 +96,8 @@ def describe(case: Case) -> dict[str, Any]:
             f["T"], f["d"] = np.shape(a[key])
     if "W_K" in a:
         f["d_k"] = np.shape(a["W_K"])[1]
+    if "W_V" in a:
+        f["d_v"] = np.shape(a["W_V"])[1]
     if "n" in a:
         f["n"] = a["n"]
     if "W" in a:
@@ -220,6 +222,7 @@ SCALE_NAMES = {"none": "no scaling", "sqrt_D": "scale sqrt(D)", "D": "scale D",
                 "Dq": "no square root", "sqrt_N": "scale sqrt(N)", "two": "scale fixed at 2",
                 "sqrt_half_D": "scale sqrt(D/2)", "two_Dq": "size ** 1/2 precedence",
                 "sqrt_dv": "scale sqrt(d_v)", "four": "scale fixed at 4",
+                "sqrt_eight": "scale fixed at sqrt(8)",
                 "half_Dq": "size ** 1/2 as size / 2"}
 
 

@@ -88,6 +88,10 @@ _SCALE_HEADS["two"] = (
     "you divided by 2 = sqrt(H_D) = sqrt(4), the notebook's head size, for every input; for "
     "'{case}', D_q = {Dq}, so divide by sqrt({Dq}) = {sqrt_Dq}: take D_q from the arguments, "
     "Q.shape[0], not from the globals H_D or D")
+_SCALE_HEADS["sqrt_eight"] = (
+    "you divided by sqrt(8) = 2.828, the square root of the notebook's D = 8 (the global D, "
+    "or a number typed in), for every input; for '{case}', each head's queries have D_q = "
+    "{Dq} rows, so divide by sqrt({Dq}) = {sqrt_Dq}: take D_q from the arguments, Q.shape[0]")
 _HALF_D = (
     "you divided by sqrt(D/2) = sqrt({D}/2): D_q computed as if there were always two heads "
     "(X.shape[0] / 2 or D / 2); for '{case}', D_q = {Dq}, the rows of this head's queries, so "

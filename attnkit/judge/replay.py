@@ -8,6 +8,7 @@ result from carrying a mistake it cannot carry (a constant, a fixed answer, stat
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,8 +75,10 @@ def alike(got: Any, want: Any, close: Any) -> bool:
     return close(got, want)
 
 
-def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[Any, list[Call]]:
-    """The reference caller on the recorded results, and the calls it relied on."""
+def replayed(chain: Chain, args: Args, calls: list[Call], close: Any,
+             sizes: Mapping[str, Any] | None = None) -> tuple[Any, list[Call]]:
+    """The reference caller on the recorded results, and the calls it relied on. ``sizes``
+    (the case's, by name) name the numbers of an argument a caller got wrong."""
     used: list[Call] = []
 
     def call(name: str, *given: Any, otherwise: Any = None) -> Any:
@@ -90,7 +93,7 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
         if otherwise is not None and all(c.helper != name for c in calls):
             return otherwise()  # a step the caller did itself, not through the helper
         raise Refused(f"`{name}` was not called with the arguments a correct caller passes"
-                      + _differs(name, calls, given, close))
+                      + _differs(name, calls, given, close, sizes or {}))
 
     with np.errstate(all="ignore"):
         try:
@@ -101,7 +104,8 @@ def replayed(chain: Chain, args: Args, calls: list[Call], close: Any) -> tuple[A
             raise Misfit(f"a helper's result does not fit ({type(error).__name__})") from None
 
 
-def _differs(name: str, calls: list[Call], given: tuple, close: Any) -> str:
+def _differs(name: str, calls: list[Call], given: tuple, close: Any,
+             sizes: Mapping[str, Any]) -> str:
     """The first argument by which the caller's first call of ``name`` differs from what a
     correct caller passes: its value where that is a number, else its shape."""
     made = next((c for c in calls if c.helper == name and len(c.args) == len(given)), None)
@@ -116,8 +120,8 @@ def _differs(name: str, calls: list[Call], given: tuple, close: Any) -> str:
             continue
         what = params[i] if i < len(params) else f"argument {i + 1}"
         if np.ndim(got) == 0 and np.ndim(want) == 0:
-            return (f" (it passed {what} = {_number(got)} where a correct caller passes "
-                    f"{_number(want)})")
+            return (f" (it passed {what} = {_number(got, sizes)} where a correct caller "
+                    f"passes {_number(want, sizes)})")
         if np.shape(got) != np.shape(want):
             return (f" (it passed {what} of shape {np.shape(got)} where a correct caller passes "
                     f"shape {np.shape(want)})")
@@ -125,11 +129,14 @@ def _differs(name: str, calls: list[Call], given: tuple, close: Any) -> str:
     return ""
 
 
-def _number(value: Any) -> str:
+def _number(value: Any, sizes: Mapping[str, Any]) -> str:
+    """A number, with the name of the case's size it equals where exactly one does."""
     try:
-        return f"{float(np.asarray(value)):g}"
+        number = float(np.asarray(value))
     except (TypeError, ValueError):
         return repr(value)
+    names = [k for k, v in sizes.items() if isinstance(v, (int, np.integer)) and v == number]
+    return f"{number:g}" + (f" ({names[0]})" if len(names) == 1 else "")
 
 
 def _items(value: Any) -> list:

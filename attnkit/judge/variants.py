@@ -51,7 +51,7 @@ def divisor(scale: str, *, D: int, Dq: int, N: int, Dv: int | None = None) -> fl
     (which is size / 2: "two_Dq" divides by 2 D_q)."""
     return {"none": 1.0, "sqrt_Dq": math.sqrt(Dq), "sqrt_D": math.sqrt(D), "D": float(D),
             "Dq": float(Dq), "sqrt_N": math.sqrt(N), "two": 2.0, "four": 4.0, "half_Dq": Dq / 2,
-            "sqrt_half_D": math.sqrt(D / 2), "two_Dq": 2.0 * Dq,
+            "sqrt_half_D": math.sqrt(D / 2), "two_Dq": 2.0 * Dq, "sqrt_eight": math.sqrt(8),
             "sqrt_dv": math.sqrt(Dv if Dv is not None else Dq)}[scale]
 
 

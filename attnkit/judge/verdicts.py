@@ -37,6 +37,9 @@ class Verdict:
     message: str
     passed: list[bool] = field(default_factory=list)
     misconception: str | None = None
+    # where the values are wrong and a stated requirement is broken too: the requirement's
+    # own (hint, credit, names), which stand alone if the values are carried from a helper
+    unmet: tuple[str, float, str] | None = None
 
     @property
     def full(self) -> bool:
@@ -194,6 +197,8 @@ def judge(check_id: str, seed: int, records: list[dict], points: float) -> Verdi
     if broken:  # both mistakes, each named
         also, kept, names = unmet(broken)
         hint, name, credit = f"{hint}. Also: {also}", f"{name}; {names}", min(credit, kept)
+        return Verdict(check_id, round(points * credit, 2), points, hint, ok, name,
+                       (also, kept, names))
     return Verdict(check_id, round(points * credit, 2), points, hint, ok, name)
 
 

@@ -91,6 +91,13 @@ def single_head_scaled_by_global_head_size(X, omega_v, omega_q, omega_k, beta_v,
     return V @ softmax_cols(K.T @ Q / np.sqrt(H_D))
 
 
+@entry("ps2_single_head", wrong="scale fixed at sqrt(8)", says=("notebook's D = 8",))
+def single_head_scaled_by_global_D(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    """sqrt(D) with the notebook's D = 8: right on no head of its data."""
+    Q, K, V = beta_q + omega_q @ X, beta_k + omega_k @ X, beta_v + omega_v @ X
+    return V @ softmax_cols(K.T @ Q / np.sqrt(D))
+
+
 @entry("ps2_single_head", wrong="scale sqrt(D/2)", says=("two heads",))
 def single_head_half_input_size(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """D_q = X.shape[0] / 2: D/H with H = 2 typed in."""
@@ -161,6 +168,16 @@ def multihead_scaled_by_sqrt_D(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1
     head1, head2 = _two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1, omega_v2,
                         omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
                         lambda Q: np.sqrt(X.shape[0]))
+    return omega_c @ np.vstack([head1, head2])
+
+
+@entry("ps2_multihead_scaled", wrong="scale fixed at sqrt(8)", says=("notebook's D = 8",))
+def multihead_scaled_by_global_D(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                 omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2,
+                                 omega_c):
+    """The heads written out again, each divided by sqrt of the notebook's global D."""
+    head1, head2 = _two(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1, omega_v2,
+                        omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, lambda Q: np.sqrt(D))
     return omega_c @ np.vstack([head1, head2])
 
 
@@ -329,6 +346,18 @@ def multihead_general_scaled_by_sqrt_D(X, heads, omega_c):
         K = h["beta_k"] + h["omega_k"] @ X
         V = h["beta_v"] + h["omega_v"] @ X
         outputs.append(V @ softmax_cols(K.T @ Q / np.sqrt(X.shape[0])))
+    return omega_c @ np.vstack(outputs)
+
+
+@entry("ps2_multihead_general", wrong="scale fixed at sqrt(8)", says=("notebook's D = 8",))
+def multihead_general_scaled_by_global_D(X, heads, omega_c):
+    """Every head divided by sqrt of the notebook's global D."""
+    outputs = []
+    for h in heads:
+        Q = h["beta_q"] + h["omega_q"] @ X
+        K = h["beta_k"] + h["omega_k"] @ X
+        V = h["beta_v"] + h["omega_v"] @ X
+        outputs.append(V @ softmax_cols(K.T @ Q / np.sqrt(D)))
     return omega_c @ np.vstack(outputs)
 
 
