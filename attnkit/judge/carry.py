@@ -41,7 +41,7 @@ from attnkit.judge.replay import (
     HelperRaised,
     Misfit,
     Refused,
-    Wrong,
+    Unlike,
     alike,
     degenerate,
     entries,
@@ -125,7 +125,7 @@ def substituted(chain: Chain, case: Case, record: dict, close: Any) -> list[Call
     if not isinstance(run, dict):
         raise Refused("the caller was not run on stand-ins")
     if "error" in run:
-        raise Wrong(f"it raised {str(run['error']).split(':')[0]} of its own")
+        raise Unlike(f"it raised {str(run['error']).split(':')[0]} of its own")
     calls = recorded_calls(run.get("calls"))
     try:
         want, used = replayed(chain, case.args, calls, close, describe(case))
@@ -134,14 +134,19 @@ def substituted(chain: Chain, case: Case, record: dict, close: Any) -> list[Call
     except Misfit:
         raise
     except Refused as error:  # a helper call a correct caller makes, not made as it makes it
-        raise Wrong(str(error)) from None
+        raise Unlike(str(error)) from None
     got = decode(run.get("value"))
     if not used or not close(got, want):
-        raise Wrong("its result is not what it should be given theirs")
+        raise Unlike("its result is not what it should be given theirs")
     # a result of one entry (one token) cannot show use: the other cases must
     if reason := degenerate([c for c in used if entries(c.own) > 1], got, close, case.large):
         raise Refused(reason)
     return used
+
+
+class Wrong(Exception):
+    """Past a helper that raised, the caller's own steps are wrong (``stood_in``): not a
+    refusal of follow-through but a mistake charged at the caller, with this hint."""
 
 
 def stood_in(chain: Chain, case: Case, record: dict, close: Any, helpers: set[str]) -> None:
@@ -149,7 +154,7 @@ def stood_in(chain: Chain, case: Case, record: dict, close: Any, helpers: set[st
     seen on the run with working stand-ins, must be right too, or it earns nothing."""
     try:
         substituted(chain, case, record, close)
-    except Wrong as wrong:
+    except Unlike as wrong:
         yours = " and ".join(f"`{n}`" for n in sorted(helpers))
         raise Wrong(f"this cell's own steps are wrong too: run on {case.name} with working "
                     f"stand-ins for your {yours} (random results of the right shape and "
@@ -166,24 +171,22 @@ def carry(check_id: str, seed: int, records: list, verdict: Verdict,
     own, lent = origins(records)
     if verdict.full:
         return verdict, Charged(files=own)
-    carried = None
-    if verdict.unmet and verdict.misconception != "tampered" and _requirement_broken(
-            check_id, verdict, helpers):
-        return _unmet_alone(check_id, seed, records, verdict, helpers, credit, own)
-    if verdict.misconception != "tampered" and not _requirement_broken(check_id, verdict,
-                                                                          helpers):
-        try:
-            carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
-        except Wrong as wrong:  # its own mistake, hidden where its helpers raised
-            if verdict.misconception in UNNAMED:  # a named one is named already
-                verdict = replace(verdict, message=f"{wrong}. Where your helpers raised, the "
-                                  f"error is theirs, charged at their cells (what your own "
-                                  f"helpers gave: {verdict.message})")
-            return verdict, Charged((check_id,), verdict.misconception, own)
-        if carried is None:
-            return borrowed(verdict, lent, helpers, credit, own)
-    if carried is None:
+    if verdict.misconception == "tampered":
         return verdict, Charged((check_id,), verdict.misconception, own)
+    if _requirement_broken(check_id, verdict, helpers):
+        if verdict.unmet:
+            return _unmet_alone(check_id, seed, records, verdict, helpers, credit, own)
+        return verdict, Charged((check_id,), verdict.misconception, own)
+    try:
+        carried = follow_through(check_id, seed, records, verdict.points, helpers, credit)
+    except Wrong as wrong:  # its own mistake, hidden where its helpers raised
+        if verdict.misconception in UNNAMED:  # a named one is named already
+            verdict = replace(verdict, message=f"{wrong}. Where your helpers raised, the error "
+                              f"is theirs, charged at their cells (what your own helpers "
+                              f"gave: {verdict.message})")
+        return verdict, Charged((check_id,), verdict.misconception, own)
+    if carried is None:
+        return borrowed(verdict, lent, helpers, credit, own)
     final, relied = carried
     upstream = [helpers[CHAINS[check_id].helpers[name]] for name in relied]
     at = sorted({cell for c in upstream for cell in c.at})
@@ -276,15 +279,10 @@ def _carried(check_id: str, seed: int, records: list, points: float,
                 raised |= helpers
                 continue
             calls = check_case(chain, case, record, close)
-        except Wrong:
-            raise
         except Refused:
             if "error" not in record:
                 raise
-            try:  # the stand-ins' run alone: a wrong caller just earns nothing
-                calls = substituted(chain, case, record, close)
-            except Wrong as wrong:
-                raise Refused(str(wrong)) from None
+            calls = substituted(chain, case, record, close)  # the stand-ins' run alone
             raised |= {c.helper for c in calls}
             faked += 1
         used += calls

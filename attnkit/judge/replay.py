@@ -25,9 +25,9 @@ class Refused(Exception):
     """Why a cell earns no follow-through: the reason of the guard that refused it."""
 
 
-class Wrong(Refused):
-    """Past a helper that raised, the caller's own steps are wrong: run on working
-    stand-ins, it does not give the reference maths on their results."""
+class Unlike(Refused):
+    """Run on working stand-ins for its helpers, the caller does not give the reference
+    maths on their results: a mistake of its own."""
 
 
 class Misfit(Refused):
