@@ -20,6 +20,9 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install -q --no-deps -r requirements.txt
 	$(BIN)/pip check
 	$(BIN)/pip install -q --no-deps -e .
+	# the package's bytecode, which pip writes for every other package: every grading process
+	# and Jupyter server (other users' too, who cannot write here) then skips compiling it
+	$(BIN)/python -m compileall -q attnkit
 	# an editable install leaves out the package's data files: formgrader's escaping on by hand
 	install -D -m 0644 deploy/jupyterhub/jupyter/jupyter_server_config.d/attnkit.json \
 		$(VENV)/etc/jupyter/jupyter_server_config.d/attnkit.json
