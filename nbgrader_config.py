@@ -21,6 +21,7 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
+from attnkit import upstream
 from attnkit.judge import registry
 from attnkit.pipeline import audit, intake, maths
 from attnkit.pipeline.feedback import (
@@ -77,9 +78,10 @@ c.ResilientExecute.output_limit = 1 << 20
 c.ResilientExecute.message_limit = 32 << 20
 c.Execute.shutdown_kernel = "immediate"  # nothing runs after the last cell: don't wait for it
 c.KernelManager.transport = "ipc"
-# `attnkit autograde` forks sandboxed kernels from a server that has imported ipykernel, numpy
-# and matplotlib once; c.SandboxProvisioner.warm_start = False turns that off, True turns it
-# on for stock nbgrader commands too.
+# Sandboxed kernels fork from a server that has imported ipykernel, numpy and matplotlib once,
+# for `attnkit autograde` and stock commands alike (formgrader's Autograde button); False
+# starts each with bubblewrap, as nbgrader starts kernels. Off if that hook steps aside.
+c.SandboxProvisioner.warm_start = upstream.applies("warm_kernels")
 # Hidden inputs derive from a secret salt made once in .attnkit/seed-salt (never released).
 c.ResilientExecute.salt_file = os.path.join(HERE, ".attnkit", "seed-salt")
 # Stock `nbgrader autograde` (formgrader's Autograde button) repairs submissions as

@@ -3,7 +3,8 @@
 Makes K synthetic submissions (correct, a stub left in, a wrong body, two cells broken)
 across the assignments under source/, in a scratch copy of the course, then times:
 
-* stock: one ``nbgrader autograde ASSIGNMENT`` per assignment, serially, as an instructor would;
+* stock: one ``nbgrader autograde ASSIGNMENT`` per assignment, serially, as an instructor would,
+  its kernels started as nbgrader starts them (the course's warm kernels off);
 * kit:   one ``attnkit autograde ASSIGNMENT...`` for all of them, on the default local cluster;
 * floor: start a kernel the way the kit does (forked warm, for the sandbox kernel), run the
   autograded notebook's cells, stop it (no grading), for every notebook, divided by the cores
@@ -182,7 +183,8 @@ def command(args: list[str], cwd: Path) -> None:
 def stock(root: Path, assignments: list[str], kernel: str) -> None:
     for assignment in assignments:
         command([str(BIN / "nbgrader"), "autograde", assignment,
-                 f"--Execute.kernel_name={kernel}"], root)
+                 f"--Execute.kernel_name={kernel}", "--SandboxProvisioner.warm_start=False"],
+                root)
 
 
 def kit(root: Path, assignments: list[str], kernel: str, workers: int,
@@ -314,6 +316,7 @@ def breakdown(root: Path, assignment: str, students: list[str], kernel: str,
             grader.grade_submission(str(root), assignment, student, db_url, kernel)
     else:
         config.Execute.kernel_name = kernel
+        config.SandboxProvisioner.warm_start = False  # kernels started as nbgrader does
         api = NbGraderAPI(config=config)
 
         def grade(student: str) -> None:

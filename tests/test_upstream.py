@@ -269,7 +269,8 @@ def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
     modules = {cls.__module__ for cls in extra.Autograde.autograde_preprocessors}
     assert grader.pipeline_config.__module__ not in modules  # no class made at run time
     assert "AsyncKernelManager" not in extra
-    assert extra.SandboxProvisioner.warm_start is False
+    assert config.SandboxProvisioner.warm_start is False  # the course's kernels start cold
+    assert "warm_start" not in extra.SandboxProvisioner
     stock_init = Gradebook.__init__
     with shared_engine():
         assert Gradebook.__init__ is stock_init
