@@ -59,6 +59,7 @@ from traitlets.config import Config
 
 from attnkit import upstream
 from attnkit.grading import cluster, grader
+from attnkit.pipeline import audit
 from attnkit.probe import SEED_ENV
 
 REPO = Path(__file__).resolve().parents[1]
@@ -317,6 +318,8 @@ def breakdown(root: Path, assignment: str, students: list[str], kernel: str,
     else:
         config.Execute.kernel_name = kernel
         config.SandboxProvisioner.warm_start = False  # kernels started as nbgrader does
+        # no regrade summary when this process exits: the scratch course is gone by then
+        os.environ.setdefault(audit.RUN_ENV, "breakdown")
         api = NbGraderAPI(config=config)
 
         def grade(student: str) -> None:
