@@ -261,6 +261,7 @@ def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
 
     from attnkit import course
     from attnkit.grading import grader
+    from attnkit.sandbox.provisioner import SandboxProvisioner
     from attnkit.upstream.gradebook import shared_engine
 
     monkeypatch.setenv(upstream.SWITCH, "none")
@@ -269,7 +270,8 @@ def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
     modules = {cls.__module__ for cls in extra.Autograde.autograde_preprocessors}
     assert grader.pipeline_config.__module__ not in modules  # no class made at run time
     assert "AsyncKernelManager" not in extra
-    assert config.SandboxProvisioner.warm_start is False  # the course's kernels start cold
+    # the course's kernels, stock nbgrader's included, start cold
+    assert SandboxProvisioner(config=config).warm_start is False
     assert "warm_start" not in extra.SandboxProvisioner
     stock_init = Gradebook.__init__
     with shared_engine():
@@ -277,3 +279,6 @@ def test_none_gives_the_stock_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(upstream.SWITCH, "all")
     extra = grader.pipeline_config(config, None)
     assert extra.AsyncKernelManager.client_factory.__module__ == "attnkit.upstream.execution"
+    # and warm again, for stock commands too, wherever the hook knows the release
+    warm = SandboxProvisioner(config=course.load_config(ROOT)).warm_start
+    assert warm is upstream.applies("warm_kernels")
