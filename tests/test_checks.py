@@ -511,3 +511,24 @@ def test_two_notebook_globals_in_masked_attention_are_both_named():
     v = judge("ps5_masked_attention", SEED, records("ps5_masked_attention", globals_n_d), 2.0)
     assert v.misconception == "scale fixed at 2; notebook's N for the mask", v.message
     assert v.message.startswith("two mistakes") and "causal_mask(X.shape[1])" in v.message
+
+
+def test_two_mistakes_of_one_family_compose_once_even_with_unhashable_parameters():
+    from attnkit.judge.wrong import pairs, variant
+
+    def family(args, scale=1.0, shift=(0,)):
+        return np.asarray(args["x"]) * scale + shift[0]
+
+    scaled = variant("scaled", family, "the scale is wrong", scale=2.0)
+    shifted = variant("shifted", family, "the shift is wrong: you keep half the points",
+                      credit=0.5, shift=(1,))
+    rescaled = variant("rescaled", family, "another scale", scale=3.0)
+    found = pairs((scaled, shifted, rescaled))
+    assert [(one.name, other.name) for _, one, other in found] == [
+        ("scaled", "shifted"), ("shifted", "rescaled")]  # two scales do not compose
+    both = found[0][0]
+    assert both.fn({"x": [1.0]}).tolist() == [3.0] and both.credit == 0.0
+    assert both.hint == "two mistakes. First, the scale is wrong. Second, the shift is wrong"
+    assert pairs((scaled, shifted, rescaled)) is found  # composed once per worker
+    listed = variant("listed", family, "a listed shift", shift=[5])  # unhashable parameter
+    assert [b.fn({"x": [1.0]}).tolist() for b, _, _ in pairs((scaled, listed))] == [[7.0]]

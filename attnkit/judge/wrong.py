@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -154,12 +154,24 @@ def run_variant(fn: Callable[[Args], Any], args: Args, calls: list | None = None
             return Raised(f"{type(error).__name__}: {error}")
 
 
-def pairs(wrongs: tuple[Wrong, ...]) -> list[tuple[Wrong, Wrong, Wrong]]:
-    """Every two composable mistakes of a check: (both composed, one, the other)."""
+def pairs(wrongs: tuple[Wrong, ...]) -> tuple[tuple[Wrong, Wrong, Wrong], ...]:
+    """Every two composable mistakes of a check: (both composed, one, the other).
+
+    A check's mistakes are the same for every submission, so a grading worker composes them
+    once; mistakes with an unhashable parameter are composed afresh each time."""
+    try:
+        hash(wrongs)
+    except TypeError:
+        return _pairs.__wrapped__(wrongs)
+    return _pairs(wrongs)
+
+
+@lru_cache(maxsize=256)
+def _pairs(wrongs: tuple[Wrong, ...]) -> tuple[tuple[Wrong, Wrong, Wrong], ...]:
     out = []
     for i, one in enumerate(wrongs):
         for other in wrongs[i + 1:]:
             both = compose(one, other)
             if both is not None:
                 out.append((both, one, other))
-    return out
+    return tuple(out)
