@@ -18,7 +18,7 @@ def run() -> int:
     with frozen_imports():
         from attnkit.cli import main
     code = main()
-    gc.freeze()  # Python's teardown then skips collecting the whole heap (about 0.4 s)
+    gc.freeze()  # Python's teardown then skips collecting the whole heap
     return code
 
 

@@ -1,8 +1,8 @@
 """The local Dask cluster that ``attnkit autograde`` grades on.
 
 This module imports only the standard library, so that the ``attnkit`` command can start
-the server its workers fork from (``attnkit.upstream.workers``, which imports the grader,
-about 1.5 s) before importing the grader itself: the two imports then run side by side.
+the server its workers fork from (``attnkit.upstream.workers``, which imports the grader)
+before importing the grader itself: the two imports then run side by side.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from attnkit.upstream import workers as worker_server
 
 LOCAL_CLUSTER_CONFIG = {
     # Dask's statistical profiler samples the grading thread's deep stack every 10 ms,
-    # competing with it for the GIL: about 0.4 s of CPU per notebook, for an unread profile.
+    # competing with it for the GIL, for a profile nobody reads.
     "distributed.worker.profile.enabled": False,
     # Background timers, idle CPU of a 2-worker cluster from 10% of a core to 2%: the check
     # that the event loop is not blocked (every 20 ms in every process), the system monitor

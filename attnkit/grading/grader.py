@@ -7,7 +7,7 @@ course's preprocessors); only the kernels are subprocesses. The course's
 pipeline gets grading-only settings (``pipeline_config``): a kernel that fails
 to start is started again, its stdout stays off the terminal, and it is killed
 instead of shut down gracefully once its notebook has run (nothing is graded
-after that; about 0.4 s per notebook).
+after that).
 
 Before fanning out, the coordinator creates the gradebook schema, the
 assignment and the students, so workers never race to create them. A

@@ -41,8 +41,7 @@ def warm_course(root: Path) -> None:
     the same: nbformat's and nbgrader's compiled schemas, the exporter's compiled templates,
     and the coloured code and rendered markdown of the release's cells, which every student's
     page repeats. Filled here, before any worker forks, they come with every worker, instead
-    of each paying for them with its first submission (about 0.1 CPU-s) and its first of
-    each assignment (0.04)."""
+    of each paying for them with its first submission and its first of each assignment."""
     config = course.load_config(root)
     exporter_class = config.GenerateFeedback.get("exporter_class")
     if exporter_class is None:

@@ -137,8 +137,8 @@ class Forkserver:
 
     @classmethod
     def start(cls) -> None:
-        """Connect now (a server of our own imports for about 0.7 s of CPU), not on the
-        first kernel."""
+        """Connect now (a server of our own starts by importing), not on the first
+        kernel."""
         with cls._lock:
             cls._connection()
 
@@ -171,12 +171,12 @@ class Forkserver:
     def share(cls, ready: bool = True) -> Iterator[Callable[[], None]]:
         """Run one server for every process that starts while this lasts (the grading
         workers inherit ``$ATTNKIT_KERNEL_SERVER``): its imports are paid and held in memory
-        once, not once per worker (about 0.7 CPU-s and 60 MB each). It listens in a private
+        once, not once per worker. It listens in a private
         (0700) directory and refuses callers of another uid or from a sandbox.
 
         Yields the function that waits until the server serves. With ``ready=False`` it is
-        not called on entry, so the caller can start its workers while the server imports
-        (about 0.5 s), and calls it before any of them asks for a kernel."""
+        not called on entry, so the caller can start its workers while the server imports,
+        and calls it before any of them asks for a kernel."""
         process, owner, folder = cls._spawn(listen=True)
         path = str(folder / "socket")
         before = os.environ.get(SHARED_ENV)

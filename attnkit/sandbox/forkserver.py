@@ -1,8 +1,8 @@
 """Warm sandboxed kernels: a process that has imported the kernel's libraries once and
 forks one sandboxed kernel per request.
 
-A fresh sandboxed kernel spends about 2 s importing ipykernel, numpy and matplotlib
-before it runs the first line of a notebook. This server pays that once, then, for
+A fresh sandboxed kernel spends most of its start importing ipykernel, numpy and
+matplotlib before it runs the first line of a notebook. This server pays that once, then, for
 each request (a JSON message on a Unix seqpacket socket), forks::
 
     outer   (our child)       unshare mount, pid, net, ipc and uts namespaces (and the
@@ -52,7 +52,7 @@ import ipykernel.kernelapp
 import numpy
 
 # What a kernel imports before and while it starts, and what every notebook imports first
-# (measured with python -X importtime): about 2 s of every cold start.
+# (measured with python -X importtime): most of every cold start.
 PRELOAD = ("matplotlib.pyplot", "matplotlib.backends.backend_agg", "IPython",
            "IPython.core.oinspect", "IPython.core.completerlib", "ipykernel.ipkernel",
            "ipykernel.debugger", "psutil", "pdb", "sqlite3")

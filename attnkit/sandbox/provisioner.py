@@ -113,7 +113,7 @@ class SandboxProvisioner(LocalProvisioner):
                        "(grading as root)").tag(config=True)
     warm_start = Bool(False, help="Fork kernels from a server that has imported ipykernel, "
                       "numpy and matplotlib once (same sandbox, built by the server instead "
-                      "of bubblewrap); ~1.5 s less per kernel").tag(config=True)
+                      "of bubblewrap), not once per kernel").tag(config=True)
     allow_unsandboxed = Bool(False, help=f"Run plain kernels if bwrap cannot start (also "
                              f"{OPT_OUT_ENV}=1)").tag(config=True)
 

@@ -52,8 +52,8 @@ HOOKS = {
     "prompt_client": Hook(
         "jupyter_client.asynchronous.AsyncKernelClient: wait_for_ready(timeout) is the only "
         "readiness wait; _handle_kernel_info_reply(msg) and _async_is_alive() exist",
-        "a kernel is ready when it answers kernel_info, not 0.2 s of IOPub silence later; "
-        "ZMQ reconnects every 10 ms instead of 100 ms",
+        "a kernel is ready when it answers kernel_info, not after a fixed wait for IOPub "
+        "silence; ZMQ reconnects every 10 ms instead of 100 ms",
         (("jupyter_client", "8.10"),)),
     "kernel_retry": Hook(
         "nbclient.NotebookClient: start_new_kernel(**kw), start_new_kernel_client(), "
@@ -65,7 +65,7 @@ HOOKS = {
         "jupyter_client.provisioning.LocalProvisioner: launch_kernel sets process, pid and "
         "pgid; kill/wait/cleanup/poll go through self.process (a Popen-like object)",
         "sandboxed kernels forked from a server that imported ipykernel, numpy and "
-        "matplotlib once: ~1.5 s less per notebook (attnkit.sandbox.Forkserver)",
+        "matplotlib once, not once per notebook (attnkit.sandbox.Forkserver)",
         (("jupyter_client", "8.10"),)),
     "worker_server": Hook(
         "multiprocessing.forkserver.set_forkserver_preload; distributed.utils.get_mp_context "
@@ -80,7 +80,7 @@ HOOKS = {
         "from_notebook_node, then only adds img alt text and lab-template tab stops with "
         "BeautifulSoup",
         "feedback pages written by their template alone, not parsed and written again: "
-        "about 0.1 s less per page",
+        "one parse less per page",
         (("nbconvert", "7.17"),)),
     "escaped_formgrader": Hook(
         "nbgrader.server_extensions.formgrader (0.9): its handlers render with the Jinja "

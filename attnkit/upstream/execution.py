@@ -44,7 +44,7 @@ class PromptClient(AsyncKernelClient):
     time on every notebook; nbclient ignores IOPub messages that answer other requests."""
 
     def start_channels(self, *args, **kwargs) -> None:
-        # The kernel binds its sockets about 0.1 s after launch: retry the connection every
+        # The kernel binds its sockets shortly after launch: retry the connection every
         # 10 ms rather than ZMQ's 100 ms.
         self.context.setsockopt(zmq.RECONNECT_IVL, 10)
         super().start_channels(*args, **kwargs)

@@ -56,8 +56,8 @@ def _highlighted(source: str, language: str, magics: str | None, options: str) -
 
 class OneParseHTMLExporter(HTMLExporter):
     """nbconvert's HTMLExporter without the BeautifulSoup pass at the end of
-    ``from_notebook_node``, which parses and writes out the whole page (about 0.1 s of a
-    feedback page's 0.2 s) to add alternative text to images that lack it and a tab stop to
+    ``from_notebook_node``, which parses and writes out the whole page (half a feedback
+    page's time) to add alternative text to images that lack it and a tab stop to
     JupyterLab-template cells. A page that needs either still gets the pass (rendered again
     by the stock method), so pages are the stock exporter's whatever the template;
     ``tests/test_upstream.py`` checks that they are."""
