@@ -214,8 +214,11 @@ def hooks_table(base: Path, assignments: list[str], args: argparse.Namespace) ->
 
     ``--rounds`` repeats the whole set, every switch once per round in turn, so a slow spell
     of the machine falls on all of them; each row shows the median and every round's ratio."""
-    switches = ["all", "none", *(f"all,-{name}" for name in upstream.HOOKS)]
+    switches = args.switch or ["all", "none", *(f"all,-{name}" for name in upstream.HOOKS)]
+    if "all" not in switches:
+        switches.insert(0, "all")
     seconds: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     for round_ in range(args.rounds):
         for number, switch in enumerate(switches):
             root = scratch_course(base, f"hooks{round_}-{number}", assignments, args.submissions)
@@ -223,21 +226,25 @@ def hooks_table(base: Path, assignments: list[str], args: argparse.Namespace) ->
                           lambda r=root, s=switch: kit(r, assignments, args.kernel,
                                                        args.workers, s))
             seconds[switch].append(row["seconds"])
+            cpu[switch].append(row["cpu"] / args.submissions)
             shutil.rmtree(root)
     every = seconds["all"]
-    lines = [f"{'ATTNKIT_HOOKS':24} {'seconds':>8} {'nb/s':>6} {'vs all':>7} "
-             f"{'each round':>{6 * args.rounds}}  what the hook buys"]
+    lines = [f"{'ATTNKIT_HOOKS':24} {'seconds':>8} {'nb/s':>6} {'CPU s/nb':>8} {'vs all':>7} "
+             f"{'CPU':>6} {'each round':>{6 * args.rounds}}  what the hook buys"]
     for switch, times in seconds.items():
         name = switch.removeprefix("all,-")
         buys = upstream.HOOKS[name].buys if name in upstream.HOOKS else (
             "every hook" if switch == "all" else "no hook: the stock pipeline on Dask")
         median = statistics.median(times)
         ratios = " ".join(f"{t / e:5.2f}" for t, e in zip(times, every, strict=True))
+        per_nb = statistics.median(cpu[switch])
         lines.append(f"{switch:24} {median:8.1f} {args.submissions / median:6.2f} "
-                     f"{median / statistics.median(every):6.2f}x {ratios:>{6 * args.rounds}}  "
-                     f"{buys[:60]}")
+                     f"{per_nb:8.2f} {median / statistics.median(every):6.2f}x "
+                     f"{per_nb / statistics.median(cpu['all']):5.2f}x "
+                     f"{ratios:>{6 * args.rounds}}  {buys[:60]}")
     lines.append("vs all: median time / median time with every hook (above 1: turning the hook "
-                 "off costs that much); each round: that round's time / its own all")
+                 "off costs that much); CPU: the same for the machine's CPU seconds per "
+                 "notebook; each round: that round's time / its own all")
     return "\n".join(lines)
 
 
@@ -475,6 +482,9 @@ def main() -> int:
     parser.add_argument("--hooks", action="store_true",
                         help="only time the kit with all, none and each of attnkit.upstream's "
                              "hooks off")
+    parser.add_argument("--switch", action="append",
+                        help="with --hooks: time only this ATTNKIT_HOOKS value (repeatable; "
+                             "all is always timed)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
     parser.add_argument("--as-user", metavar="USER",
                         help="as root: then run it all again as this ordinary user (the "
