@@ -15,9 +15,11 @@ def run() -> int:
         root = argparse.ArgumentParser(add_help=False)
         root.add_argument("--root", default=".")
         start_worker_server(root.parse_known_args(sys.argv[1:])[0].root)
-    with frozen_imports():
-        from attnkit.cli import main
-    code = main()
+    with frozen_imports():  # the command line and the modules of the command it runs
+        from attnkit import cli
+
+        parser = cli.parser(sys.argv[1:])
+    code = cli.run(parser, sys.argv[1:])
     gc.freeze()  # Python's teardown then skips collecting the whole heap
     return code
 
