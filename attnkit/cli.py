@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import shutil
 import sys
 from collections.abc import Callable
@@ -111,18 +112,13 @@ def _intake(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=cmd_intake)
 
 
-def _autograde(parser: argparse.ArgumentParser) -> None:
-    from attnkit.grading import cli
-
-    cli.add_arguments(parser)
-    parser.set_defaults(func=cli.main)
-
-
-def _report(parser: argparse.ArgumentParser) -> None:
-    from attnkit.report import cli
-
-    cli.add_arguments(parser)
-    parser.set_defaults(func=cli.main)
+def _module(name: str) -> Callable[[argparse.ArgumentParser], None]:
+    """Configure a command whose module has ``add_arguments(parser)`` and ``main(args)``."""
+    def configure(parser: argparse.ArgumentParser) -> None:
+        module = importlib.import_module(name)
+        module.add_arguments(parser)
+        parser.set_defaults(func=module.main)
+    return configure
 
 
 def _export(parser: argparse.ArgumentParser) -> None:
@@ -142,49 +138,24 @@ def _import(parser: argparse.ArgumentParser) -> None:
     transfer.add_import_arguments(parser)
 
 
-def _similarity(parser: argparse.ArgumentParser) -> None:
-    from attnkit.review import similarity
-
-    similarity.add_arguments(parser)
-    parser.set_defaults(func=similarity.main)
-
-
-def _regrades(parser: argparse.ArgumentParser) -> None:
-    from attnkit.review import regrades
-
-    regrades.add_arguments(parser)
-    parser.set_defaults(func=regrades.main)
-
-
-def _serve(parser: argparse.ArgumentParser) -> None:
-    from attnkit.serve import service
-
-    service.add_arguments(parser)
-    parser.set_defaults(func=service.main)
-
-
-def _serve_status(parser: argparse.ArgumentParser) -> None:
-    from attnkit.serve import status
-
-    status.add_arguments(parser)
-    parser.set_defaults(func=status.main)
-
-
 # name -> (help, what adds its arguments and its function, importing its modules)
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "install-kernels": ("install the sandboxed grading kernel", _own(cmd_install_kernels)),
     "release": ("generate every student release from source/", _own(cmd_release)),
     "demo": ("grade the bundled sample class end to end", _own(cmd_demo)),
     "intake": ("repair broken submissions before `nbgrader autograde`", _intake),
-    "autograde": ("grade submissions in parallel on Dask", _autograde),
-    "report": ("write an HTML report on one graded assignment", _report),
+    "autograde": ("grade submissions in parallel on Dask", _module("attnkit.grading.cli")),
+    "report": ("write an HTML report on one graded assignment", _module("attnkit.report.cli")),
     "export": ("export grades as CSV: per question, or for Canvas/Moodle", _export),
     "import": ("read grades back from CSV: written answers", _import),
-    "similarity": ("flag pairs of students with similar code", _similarity),
-    "regrades": ("summarise the regrade audit of one assignment", _regrades),
+    "similarity": ("flag pairs of students with similar code",
+                   _module("attnkit.review.similarity")),
+    "regrades": ("summarise the regrade audit of one assignment",
+                 _module("attnkit.review.regrades")),
     "serve": ("grade each submission as it arrives in the exchange and release its feedback "
-              "to that student", _serve),
-    "serve-status": ("the grading service's queue, failures, latency", _serve_status),
+              "to that student", _module("attnkit.serve.service")),
+    "serve-status": ("the grading service's queue, failures, latency",
+                     _module("attnkit.serve.status")),
 }
 
 
