@@ -166,7 +166,7 @@ def _named(argv: list[str]) -> str | None:
     first.add_argument("command", nargs="?")
     try:
         return first.parse_known_args(argv)[0].command
-    except (argparse.ArgumentError, SystemExit):
+    except argparse.ArgumentError:  # --root without its value
         return None  # the whole parser says what is wrong
 
 

@@ -160,10 +160,9 @@ def pairs(wrongs: tuple[Wrong, ...]) -> tuple[tuple[Wrong, Wrong, Wrong], ...]:
     A check's mistakes are the same for every submission, so a grading worker composes them
     once; mistakes with an unhashable parameter are composed afresh each time."""
     try:
-        hash(wrongs)
-    except TypeError:
+        return _pairs(wrongs)
+    except TypeError:  # unhashable: composed afresh (a TypeError of composing itself recurs)
         return _pairs.__wrapped__(wrongs)
-    return _pairs(wrongs)
 
 
 @lru_cache(maxsize=256)
