@@ -199,6 +199,17 @@ def test_a_run_starts_its_workers_while_the_server_imports() -> None:
         assert len(servers()) == 1
 
 
+def test_a_kernels_first_traceback_finds_its_formatter_loaded() -> None:
+    """The server formatted a traceback before it forked: what IPython loads for a failing
+    cell's traceback is already in every kernel, and the traceback is the shell's usual."""
+    with Forkserver.share(), kernel() as (_, kc):
+        assert answer(kc, "[m for m in ('stack_data', 'pygments.lexers.python') "
+                          "if m not in __import__('sys').modules]") == []
+        reply = kc.execute_interactive("assert False, 'the first failure'", timeout=30)
+    assert reply["content"]["status"] == "error"
+    assert reply["content"]["evalue"] == "the first failure"
+
+
 def test_the_oom_killer_takes_a_kernel_before_the_server() -> None:
     """Every kernel of a run dies with the shared server: a memory bomb must not take it."""
     with Forkserver.share(), kernel() as (_, kc):

@@ -59,6 +59,22 @@ PRELOAD = ("matplotlib.pyplot", "matplotlib.backends.backend_agg", "IPython",
 for _module in PRELOAD:
     importlib.import_module(_module)
 
+
+def _format_one_traceback() -> None:
+    """Format a traceback as the kernel's shell formats a failing cell's: the first one in a
+    process imports stack_data, executing and pygments, which every kernel forked from here
+    then finds loaded."""
+    from IPython.core import ultratb
+
+    try:
+        raise AssertionError("warm-up")
+    except AssertionError:
+        ultratb.AutoFormattedTB(mode="Context", tb_offset=1).structured_traceback(
+            *sys.exc_info())
+
+
+_format_one_traceback()
+
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
