@@ -129,4 +129,11 @@ def running_hub(hub: HubSite) -> Iterator[subprocess.Popen]:
         wait_http(f"{hub.site.url}/hub/api", proc, log, timeout=120)
         yield proc
     finally:
+        # its servers, services and proxy killed first: the site is about to be removed, and
+        # the hub's own clean-up would stop each in turn, waiting for it to shut down
+        # (not waited for here: the hub reaps them)
+        with contextlib.suppress(psutil.NoSuchProcess):
+            for child in psutil.Process(proc.pid).children(recursive=True):
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    child.kill()
         stop_process_tree(proc, grace=30)
