@@ -8,9 +8,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbconvert.exporters import NotebookExporter
+from nbconvert.preprocessors import Preprocessor
 from nbgrader.nbgraderformat import SchemaTooNewError, ValidationError
 from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests
 
+from attnkit import course
+from attnkit.grading.settings import pipeline_config
 from attnkit.pipeline.preprocessors import (
     ClearHiddenTestsInTestCells,
     ScrubHiddenOutputs,
@@ -33,6 +37,23 @@ def test_the_metadata_check_fails_a_corrupted_notebook() -> None:
     graded.metadata.nbgrader["schema_version"] = 9
     with pytest.raises(SchemaTooNewError):
         check().preprocess(nb, {})
+
+
+class _Corrupts(Preprocessor):
+    def preprocess(self, nb, resources):
+        nb.cells[0]["source"] = 42  # no longer a notebook nbformat accepts
+        return nb, resources
+
+
+def test_grading_checks_the_notebook_once_and_still_rejects_a_corrupted_one() -> None:
+    """The kit's pipeline validates after the last preprocessor, not after each one: a
+    preprocessor that breaks the notebook still fails it."""
+    config = pipeline_config(course.load_config(SOURCE.parent), None)
+    assert config.Exporter.optimistic_validation is True
+    exporter = NotebookExporter(config=config)
+    exporter.register_preprocessor(_Corrupts(), enabled=True)
+    with pytest.raises(nbformat.ValidationError):
+        exporter.from_notebook_node(nbformat.read(MASTERS[0], as_version=4))
 
 
 def _with_hidden_leak(path: Path) -> nbformat.NotebookNode:

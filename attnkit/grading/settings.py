@@ -62,6 +62,9 @@ def pipeline_config(config: Config, kernel: str | None,
         classes.append(cls)
     extra.Autograde.autograde_preprocessors = classes
     extra.Autograde.pre_convert_hook = None  # the coordinator has run intake already
+    # nbconvert's own switch: the notebook is checked against nbformat's schema once, after
+    # the last preprocessor, instead of after each of them (an invalid one still fails)
+    extra.Exporter.optimistic_validation = True
     extra.merge(kernel_start_config(config))
     return extra
 
