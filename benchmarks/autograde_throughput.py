@@ -7,8 +7,9 @@ across the assignments under source/, in a scratch copy of the course, then time
   its kernels started as nbgrader starts them (the course's warm kernels off);
 * kit:   one ``attnkit autograde ASSIGNMENT...`` for all of them, on the default local cluster;
 * floor: start a kernel the way the kit does (forked warm, for the sandbox kernel), run the
-  autograded notebook's cells, stop it (no grading), for every notebook, divided by the cores
-  the kit used; "floor x2" measures it 2 at a time; "floor cold" starts kernels as stock does.
+  autograded notebook's cells, stop it (no grading), for every notebook, divided by the
+  machine's cores; "floor x2" measures it 2 at a time (on 2 cores); "floor cold" starts
+  kernels as stock does.
   ``--rounds R`` times kit, floor and floor x2 R times, back to back, and prints each round.
 
 It prints notebooks/s, the kit/stock and kit/floor ratios, the machine's CPU seconds per
@@ -468,7 +469,7 @@ def main() -> int:
     parser.add_argument("--kernel", default=os.environ.get(grader.KERNEL_ENV, "python3"),
                         help="kernel for every run (default: $ATTNKIT_KERNEL, else python3)")
     parser.add_argument("--workers", type=int, default=cluster.default_workers(),
-                        help="kit workers (default: one per core)")
+                        help="kit workers (default: the kit's, one per core and one more)")
     parser.add_argument("--assignment", action="append", dest="assignments",
                         help="only this assignment (repeatable; default: all under source/)")
     parser.add_argument("--rounds", type=int, default=1,
@@ -496,11 +497,12 @@ def main() -> int:
     warnings.filterwarnings("ignore", category=MissingIDFieldWarning)  # nbformat's noise
     os.environ.pop("ATTNKIT_DB_URL", None)  # the scratch course grades into its own SQLite
     os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ['PATH']}"
+    cores = cluster.cores()  # the floor is per core, whatever the number of kit workers
     base = Path(tempfile.mkdtemp(prefix="attnkit-bench-"))
     try:
         assignments = template(base, args.assignments)
         print(f"assignments: {', '.join(assignments)}; kernel {args.kernel}; "
-              f"{args.workers} kit workers on {cluster.default_workers()} cores", flush=True)
+              f"{args.workers} kit workers on {cores} cores", flush=True)
         if args.hooks:
             print(hooks_table(base, assignments, args))
             return 0
@@ -521,7 +523,7 @@ def main() -> int:
 
         def per_core(label: str, graded: list[Path], warm: bool) -> dict:
             row = measure(label, len(graded), lambda: floor(graded, args.kernel, warm=warm))
-            row["seconds"] /= args.workers
+            row["seconds"] /= cores
             return row
 
         rounds = []  # kit, floor, floor xN back to back: this machine's speed drifts
@@ -531,11 +533,11 @@ def main() -> int:
                               lambda r=kit_root: kit(r, assignments, args.kernel, args.workers))
             graded = sorted((kit_root / "autograded").glob("*/*/*.ipynb"))
             rounds.append([kit_row, per_core("floor", graded, warm=True),
-                           measure(f"floor x{args.workers}", len(graded),
-                                   lambda g=graded: floor(g, args.kernel, args.workers))])
+                           measure(f"floor x{cores}", len(graded),
+                                   lambda g=graded: floor(g, args.kernel, cores))])
         rows += [median(column) for column in zip(*rounds, strict=True)]
         rows.append(per_core("floor cold", graded, warm=False))
-        print(throughput_table(rows, args.workers))
+        print(throughput_table(rows, cores))
         if args.rounds > 1:
             print(rounds_table(rounds))
 

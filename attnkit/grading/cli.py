@@ -19,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="assignment id, e.g. ps1_self_attention (several: one cluster "
                              "grades them all)")
     parser.add_argument("--workers", type=int, default=None,
-                        help="worker processes of the local cluster (default: one per core)")
+                        help="worker processes of the local cluster (default: one per core "
+                             "and one more)")
     parser.add_argument("--scheduler", default=None,
                         help="address of a running Dask scheduler (its workers must see the "
                              "course directory at the same path)")

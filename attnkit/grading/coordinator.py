@@ -91,8 +91,8 @@ def autograde_all(course_root: Path, assignments: list[str], *, workers: int | N
 
     ``scheduler`` is the address of a running Dask scheduler whose workers see the course
     directory at the same path; without it a local cluster of ``workers`` processes (default:
-    one per core) is started. ``kernel`` (default: $ATTNKIT_KERNEL, else the config's) names
-    the kernel that runs the notebooks.
+    one per core and one more) is started. ``kernel`` (default: $ATTNKIT_KERNEL, else the
+    config's) names the kernel that runs the notebooks.
     """
     if workers is not None and workers < 1:
         raise GradingError(f"--workers must be at least 1, not {workers}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from nbgrader.coursedir import CourseDirectory
 
 from attnkit.deploy.handin import shown
-from attnkit.grading.cluster import default_workers
+from attnkit.grading.cluster import cores
 from attnkit.serve.exchange import Inbound, utc
 from attnkit.serve.journal import (
     FAILED,
@@ -112,7 +112,7 @@ class Dispatch:
         ``threads`` of a scheduler's."""
         if self.active:
             return self.active
-        return threads if self.scheduler else 2 * default_workers() + 1
+        return threads if self.scheduler else 2 * cores() + 1
 
     def _start(self, client, kernel: str | None, row: Row, plots: bool) -> None:
         times = {r.name: r.submitted for r in self.journal.hand_ins(row.student, row.assignment)
