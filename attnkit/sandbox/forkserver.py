@@ -73,7 +73,8 @@ def _format_one_traceback() -> None:
             *sys.exc_info())
 
 
-_format_one_traceback()
+with contextlib.suppress(Exception):  # only a head start: an IPython it fails on loses nothing
+    _format_one_traceback()
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
