@@ -45,15 +45,30 @@ class _Corrupts(Preprocessor):
         return nb, resources
 
 
+class _Repairs(Preprocessor):
+    def preprocess(self, nb, resources):
+        nb.cells[0]["source"] = ""
+        return nb, resources
+
+
+def _exported(config, *preprocessors: Preprocessor) -> None:
+    exporter = NotebookExporter(config=config)
+    for preprocessor in preprocessors:
+        exporter.register_preprocessor(preprocessor, enabled=True)
+    exporter.from_notebook_node(nbformat.read(MASTERS[0], as_version=4))
+
+
 def test_grading_checks_the_notebook_once_and_still_rejects_a_corrupted_one() -> None:
     """The kit's pipeline validates after the last preprocessor, not after each one: a
-    preprocessor that breaks the notebook still fails it."""
+    notebook invalid only between two preprocessors passes, as it does not in nbconvert's
+    default; one left invalid by the last still fails."""
     config = pipeline_config(course.load_config(SOURCE.parent), None)
     assert config.Exporter.optimistic_validation is True
-    exporter = NotebookExporter(config=config)
-    exporter.register_preprocessor(_Corrupts(), enabled=True)
+    with pytest.raises(nbformat.ValidationError):  # nbconvert's default: after each one
+        _exported(None, _Corrupts(), _Repairs())
+    _exported(config, _Corrupts(), _Repairs())  # the kit's: once, after the last
     with pytest.raises(nbformat.ValidationError):
-        exporter.from_notebook_node(nbformat.read(MASTERS[0], as_version=4))
+        _exported(config, _Corrupts())
 
 
 def _with_hidden_leak(path: Path) -> nbformat.NotebookNode:
